@@ -1,0 +1,36 @@
+"""react-text: a ReAct engine that speaks a text protocol.
+
+``import react_text`` needs only ``regex``: the parser and the data types load
+eagerly; everything that touches jinja2, requests or llama.cpp loads on first
+use, so tools that only embed the parser pay nothing for the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .parser import parse
+from .types import Action, Completion, FormatError, Observation, Step
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Agent": "react_text.loop",
+    "Limits": "react_text.loop",
+    "RunResult": "react_text.loop",
+    "Tool": "react_text.tools",
+    "tool": "react_text.tools",
+    "Template": "react_text.templates",
+    "load_template": "react_text.templates",
+    "tool_calls": "react_text.shim",
+}
+
+__all__ = ["parse", "Action", "Completion", "FormatError", "Observation", "Step", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'react_text' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,96 @@
+"""Frozen data that crosses module lines.
+
+Everything here is plain data: the parser, the loop's decisions, the trace and
+the backends exchange these objects and nothing else, so a run can be written
+to JSON and replayed without any of the machinery that produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+Args = Union[dict, str]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One tool call read from a model turn.
+
+    ``args`` is a dict when the model wrote JSON or keyword arguments and the
+    bare string otherwise; ``span`` is the (start, end) slice of the turn text
+    the action was read from, so callers can show or cut exactly that text.
+    """
+
+    tool: str
+    args: Args
+    span: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True)
+class FormatError:
+    """Why a turn could not be used, written for the model to read.
+
+    ``code`` is stable (``empty``, ``no_action``, ``unknown_tool``,
+    ``bad_arguments``, ``missing_input``, ``truncated``, ``placeholder``, ...);
+    ``message`` is one or two sentences that show the line the model should
+    have written. The loop sends ``message`` back as the next observation.
+    """
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One parsed model turn.
+
+    Exactly one of these holds: ``error`` is set; or ``actions`` is non-empty;
+    or ``final_answer`` is set. ``repairs`` lists what the parser had to mend
+    to read the turn (for example ``single_quotes`` or ``dropped_observation``),
+    the way json_repair can report what it fixed.
+    """
+
+    text: str
+    thought: str | None = None
+    actions: tuple[Action, ...] = ()
+    final_answer: str | None = None
+    error: FormatError | None = None
+    repairs: tuple[str, ...] = ()
+    end: int = 0
+    """Offset in ``text`` after which nothing is trusted (a made-up observation,
+    a second question). The loop keeps ``text[:end]`` in the scratchpad."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a tool call gave back, or why it failed, as the model will see it."""
+
+    ok: bool
+    text: str
+    code: str = "ok"
+    retryable: bool = False
+    truncated: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One generation from a backend.
+
+    ``prompt_tokens`` is the size of the prompt in tokens; ``evaluated_tokens``
+    is how many of them the backend actually had to evaluate (the rest came
+    from its prefix cache), or None when the backend cannot tell.
+    """
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    evaluated_tokens: int | None = None
+    finish_reason: str = "stop"
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
