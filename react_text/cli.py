@@ -36,9 +36,260 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0 if step.error is None else 1
 
 
+# --- run -------------------------------------------------------------------
+
+_RUN_TOOLS = ("calculator", "search", "time")
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="answer a question with a local model, tools and a template, streaming each step")
+    p.add_argument("question")
+    p.add_argument("--model", default=None,
+                   help="catalog name or .gguf path (default: qwen2.5-coder-0.5b); with --backend http, "
+                        "the model name sent to the server")
+    p.add_argument("--template", default="classic", help="template name or .j2 path (default: classic)")
+    p.add_argument("--tools", nargs="*", choices=_RUN_TOOLS, default=None,
+                   help="tools to offer (default: calculator and time, plus search with --corpus)")
+    p.add_argument("--corpus", default=None, help="folder of .txt/.md files for the search tool")
+    p.add_argument("--max-steps", type=int, default=8)
+    p.add_argument("--max-turn-tokens", type=int, default=256, help="tokens the model may write per turn")
+    p.add_argument("--timeout", type=float, default=180.0, help="wall-clock limit for the run, seconds")
+    p.add_argument("--trace", default=None,
+                   help="JSONL trace file (default: a new file under $REACT_TEXT_HOME/traces or "
+                        "~/.cache/react-text/traces)")
+    p.add_argument("--backend", choices=("llama", "http"), default="llama")
+    p.add_argument("--url", default=None, help="server URL for --backend http")
+    p.add_argument("--api", choices=("openai", "llama"), default="openai", help="HTTP API flavour")
+    p.add_argument("--constrain", action="store_true", help="constrain each turn with a grammar")
+    p.add_argument("--prose", choices=("error", "final"), default="error",
+                   help="bare prose without labels: a format error (default) or the final answer")
+    p.add_argument("--require-observation", action="store_true",
+                   help="refuse (once) a final answer given before any tool result")
+    p.add_argument("--raw", action="store_true", help="also print each raw model turn")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
+    p.set_defaults(func=_cmd_run)
+
+
+def default_trace_path() -> "Path":
+    """A fresh trace file under the cache (never the working directory, which may be a repo)."""
+    import os
+    import time
+    from pathlib import Path
+
+    home = os.environ.get("REACT_TEXT_HOME")
+    if home:
+        folder = Path(home).expanduser() / "traces"
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        folder = Path(cache) / "react-text" / "traces"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return folder / f"run-{stamp}-{os.getpid()}.jsonl"
+
+
+def _run_tools(args: argparse.Namespace) -> list:
+    from . import builtin_tools
+
+    names = args.tools if args.tools is not None else ["calculator", "time"] + (["search"] if args.corpus else [])
+    tools = []
+    for name in dict.fromkeys(names):
+        if name == "calculator":
+            tools.append(builtin_tools.calculator)
+        elif name == "time":
+            tools.append(builtin_tools.current_time)
+        elif name == "search":
+            if not args.corpus:
+                raise ValueError("--tools search needs --corpus DIR (the folder to search)")
+            tools.append(builtin_tools.search_files(args.corpus))
+    return tools
+
+
+def _run_backend(args: argparse.Namespace):
+    if args.backend == "http":
+        if not args.url:
+            raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8080)")
+        from .backends.http import HttpBackend
+
+        return HttpBackend(args.url, api=args.api, model=args.model)
+    from .backends.llama_cpp import LlamaCppBackend
+    from .models import DEFAULT_MODEL
+
+    return LlamaCppBackend(args.model or DEFAULT_MODEL)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .backends.base import BackendError
+    from .console import Console
+    from .loop import Agent, Limits
+    from .templates import TemplateError, load_template
+    from .trace import to_jsonable
+
+    try:
+        limits = Limits(max_steps=args.max_steps, max_turn_tokens=args.max_turn_tokens, timeout_s=args.timeout,
+                        require_observation=args.require_observation)
+        template = load_template(args.template)
+        tools = _run_tools(args)
+        backend = _run_backend(args)
+        trace = args.trace or default_trace_path()
+        agent = Agent(backend, tools, template, limits=limits, trace=trace,
+                      on_event=None if args.json else Console(sys.stdout, raw=args.raw),
+                      constrain=args.constrain, prose=args.prose)
+    except (BackendError, TemplateError, ValueError, OSError) as exc:
+        print(f"react-text run: {exc}", file=sys.stderr)
+        return 2
+    result = agent.run(args.question)
+    if args.json:
+        print(json.dumps(to_jsonable(result), ensure_ascii=False, indent=2))
+    else:
+        print(f"trace: {result.trace_path}")
+    if result.status == "interrupted":
+        return 130
+    return 0 if result.ok else 1
+
+
+# --- replay ----------------------------------------------------------------
+
+def _add_replay(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replay", help="print a past run from its JSONL trace")
+    p.add_argument("file", help="trace file written by `react-text run` (or Agent(trace=...))")
+    p.add_argument("--raw", action="store_true", help="also print each raw model turn")
+    p.set_defaults(func=_cmd_replay)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .console import Console
+    from .trace import TraceError, read_trace
+
+    try:
+        events = read_trace(args.file)
+    except TraceError as exc:
+        print(f"react-text replay: {exc}", file=sys.stderr)
+        return 2
+    if not events:
+        print(f"react-text replay: {args.file} holds no events", file=sys.stderr)
+        return 2
+    console = Console(sys.stdout, raw=args.raw)
+    for event in events:
+        console(event)
+    end = next((e for e in reversed(events) if e.get("event") == "run_end"), None)
+    if end is None:
+        print("(the trace ends without run_end: the run crashed or is still running)")
+        return 1
+    return 0 if end.get("status") in ("answered", "proposed") else 1
+
+
+# --- templates -------------------------------------------------------------
+
+def _add_templates(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("templates", help="list prompt templates, or show one rendered with the built-in tools")
+    p.add_argument("action", nargs="?", choices=("list", "show"), default="list",
+                   help="list (default) or show NAME")
+    p.add_argument("name", nargs="?", help="template name or .j2 path (for show)")
+    p.add_argument("--path", action="append", default=[], metavar="DIR",
+                   help="extra template folder, searched before $REACT_TEXT_PROMPTS and the built-ins (repeatable)")
+    p.add_argument("--question", default="What is 37 * 91 + 12?", help="sample question for show")
+    p.add_argument("--corpus", default=None, metavar="DIR",
+                   help="folder for the search tool (default: the bundled suite corpus)")
+    p.set_defaults(func=_cmd_templates)
+
+
+def _cmd_templates(args: argparse.Namespace) -> int:
+    from .templates import TemplateError, list_templates, load_template
+
+    try:
+        if args.action == "list":
+            errors: list[TemplateError] = []
+            rows = [(t.name, t.dialect, t.language, str(t.path)) for t in list_templates(args.path, errors=errors)]
+            widths = [max(len(row[i]) for row in rows + [("name", "dialect", "language", "")]) for i in range(3)]
+            print(f"{'name':<{widths[0]}}  {'dialect':<{widths[1]}}  {'language':<{widths[2]}}  path")
+            for row in rows:
+                print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+            for error in errors:
+                print(f"react-text templates: skipped {error}", file=sys.stderr)
+            return 0
+        if not args.name:
+            print("react-text templates: show needs a template NAME (see `react-text templates`)", file=sys.stderr)
+            return 2
+        template = load_template(args.name, args.path)
+        prompt = template.render(args.question, _sample_tools(args.corpus))
+    except TemplateError as exc:
+        print(f"react-text templates: {exc}", file=sys.stderr)
+        return 2
+    print(prompt)
+    print(f"# {template.name}: dialect {template.dialect}, language {template.language}, "
+          f"{len(prompt)} chars, stop {list(template.stop)!r}", file=sys.stderr)
+    return 0
+
+
+def _sample_tools(corpus: str | None) -> list:
+    """The built-in tools, with search over ``corpus`` or the bundled suite corpus."""
+    import importlib.resources
+
+    from .builtin_tools import default_tools
+
+    if corpus is None:
+        bundled = importlib.resources.files("react_text.suites") / "corpus"
+        corpus = str(bundled) if bundled.is_dir() else None
+    return default_tools(corpus)
+
+
+# --- serve -----------------------------------------------------------------
+
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="serve an OpenAI-compatible /v1/chat/completions with tools, from any model")
+    p.add_argument("--model", default=None,
+                   help="catalog name or .gguf path (default: qwen2.5-coder-0.5b); with --backend http, "
+                        "the model name sent to the server")
+    p.add_argument("--template", default="classic", help="template name or .j2 path (default: classic)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (the endpoint has no authentication)")
+    p.add_argument("--constrain", action="store_true", help="constrain every turn with a grammar")
+    p.add_argument("--backend", choices=("llama", "http"), default="llama")
+    p.add_argument("--url", default=None, help="server URL for --backend http")
+    p.add_argument("--api", choices=("openai", "llama"), default="openai", help="HTTP API flavour")
+    p.add_argument("--n-ctx", type=int, default=4096, help="context size for the in-process model")
+    p.add_argument("--max-tokens", type=int, default=256, help="default tokens per model turn")
+    p.add_argument("--max-pending", type=int, default=4,
+                   help="requests admitted at once (one runs, the rest wait); more get 429")
+    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    p.set_defaults(func=_cmd_serve)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .backends.base import BackendError
+    from .models import DEFAULT_MODEL, ModelError
+    from .server import ServerConfig, make_server, serve
+    from .templates import TemplateError
+
+    model = args.model or DEFAULT_MODEL
+    try:
+        if args.backend == "http":
+            if not args.url:
+                raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8081)")
+            from .backends.http import HttpBackend
+
+            backend = HttpBackend(args.url, api=args.api, model=args.model)
+        else:
+            from .backends.llama_cpp import LlamaCppBackend
+
+            backend = LlamaCppBackend(model, n_ctx=args.n_ctx)
+        config = ServerConfig(model_name=model, template=args.template, constrain=args.constrain,
+                              default_max_tokens=args.max_tokens, max_pending=args.max_pending)
+        server = make_server(backend, config, host=args.host, port=args.port,
+                             allow_remote=args.allow_remote, verbose=args.verbose)
+    except (BackendError, ModelError, TemplateError, ValueError, OSError) as exc:
+        print(f"react-text serve: {exc}", file=sys.stderr)
+        return 2
+    print(f"serving {model} (template {config.template}) on {server.url}/v1 — Ctrl-C to stop", file=sys.stderr,
+          flush=True)
+    serve(server)
+    return 0
+
+
 # --- main ------------------------------------------------------------------
 
-_SUBCOMMANDS = [_add_parse]
+_SUBCOMMANDS = [_add_parse, _add_run, _add_replay, _add_templates, _add_serve]
 
 
 def build_parser() -> argparse.ArgumentParser:

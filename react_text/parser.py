@@ -1,6 +1,1200 @@
-"""Placeholder until the parser lands."""
-from .types import Step
+"""Read one model turn, in whatever ReAct dialect the model chose, into a ``Step``.
+
+``parse(text, tools=None, *, prose="error") -> Step`` is pure and never raises
+for any ``str``. It reads LangChain style (``Action:`` / ``Action Input:``),
+calls (``Act: search(query="x")``), the paper's ``Search[x]`` / ``Finish[x]``,
+JSON blobs in every common key convention (bare, fenced, in prose, in
+``<tool_call>`` tags), Chinese labels, and the sloppy variants small models
+write. Labels count only at the start of a line (after optional markdown
+decoration), so "Action" inside a thought is prose.
+
+Trust: nothing after the first action's input is trusted. A made-up
+``Observation:``, a later ``Final Answer:`` or a new ``Question:`` is cut off
+at ``Step.end`` (repair ``dropped_tail``); several actions written back to
+back, before any observation, all come back in order.
+
+Error codes (``Step.error.code``; stable, the message is written for the model
+and shows the line it should write):
+
+- ``empty``: nothing but whitespace (or bare labels) in the turn.
+- ``no_action``: no action and no final answer (a thought alone, plain prose
+  under ``prose="error"``, or a tool slot that holds no tool name at all).
+- ``unknown_tool``: the tool slot names no tool in ``tools``; lists the valid
+  tools and suggests the closest one.
+- ``placeholder``: the model echoed the prompt's instructions
+  (``the action to take``, ``$JSON_BLOB``, ``<tool>(<arguments>)``, ``...``).
+- ``missing_input``: an ``Action:`` with no ``Action Input:`` after it.
+- ``bad_arguments``: the input is not readable (broken JSON a person could not
+  read either, or nested too deeply).
+- ``truncated``: the input was cut off mid-string or after a comma (the token
+  limit); never turned into a shortened call.
+- ``missing_answer``: a final-answer label with nothing after it.
+- ``internal``: a bug in this module; tests show it does not happen.
+
+Repairs (``Step.repairs``) name what had to be mended: ``dropped_tail``,
+``tool_name`` (case/separators/quotes fixed), ``name_on_next_line``,
+``inline_input`` (``Action: search: x``), ``unlabeled_input`` (JSON right
+under ``Action:`` without ``Action Input:``), ``extra_brace``,
+``arguments_string_decoded``, ``positional_args``, ``raw_arguments``,
+``closed_brackets``, ``dropped_truncated_action``, ``prose_as_final``,
+``too_many_actions``, plus the JSON repairs of ``react_text.jsonish``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import regex
+
+from . import jsonish
+from .types import Action, FormatError, Step
+
+__all__ = ["parse", "match_tool", "FINAL_NAMES", "ERROR_CODES", "MAX_ACTIONS"]
+
+ToolsArg = Union[Iterable[str], Mapping[str, dict], None]
+
+FINAL_NAMES: frozenset[str] = frozenset({
+    "final answer", "final_answer", "final-answer", "finalanswer", "final", "finish",
+    "answer", "final_response", "最终答案", "最终回答", "答案",
+})
+"""Tool names that mean "this is the final answer" (compared after folding case and separators)."""
+
+ERROR_CODES: tuple[str, ...] = (
+    "empty", "no_action", "unknown_tool", "placeholder", "missing_input",
+    "bad_arguments", "truncated", "missing_answer", "internal",
+)
+
+MAX_ACTIONS = 32
+"""More actions than this in one turn are dropped (repair ``too_many_actions``)."""
+
+_TIMEOUT = 0.5  # seconds; a last guard on regex searches over long lines, not the design
+
+# --- labels -----------------------------------------------------------------------
+# Labels are matched only at a line start. Every quantifier is bounded and none
+# is nested, so one match attempt costs a constant whatever the line holds.
+_LABEL_KINDS = (
+    ("input", r"action[ _]?input|action[ _]?\d{1,3}[ _]?input|tool[ _]?input|action[ _]?args"
+              r"|args|arguments|input|行动输入|动作输入|输入|参数"),
+    ("final", r"final[ _]?answer|final|answer|最终答案|最终回答|答案"),
+    ("action", r"action|act|tool[ _]?call|tool[ _]?name|tool|行动|动作|操作"),
+    ("thought", r"thoughts|thought|thinking|思考|想法"),
+    ("observation", r"observations|observation|obs|观察|观测|结果"),
+    ("question", r"question|问题"),
+)
+_DECORATION = r"[ \t>#*_\-]{0,12}"
+_AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
+_LABEL = regex.compile(
+    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + "[*_]{0,3}",
+    regex.IGNORECASE,
+)
+_LABEL_WORDS = "(?:" + "|".join(p for _, p in _LABEL_KINDS) + ")"
+_LABEL_LINE = regex.compile(r"(?m)^" + _DECORATION + _LABEL_WORDS + _AFTER_WORD, regex.IGNORECASE)
+_BOUNDARY_LINE = regex.compile(r"(?m)^(?:" + _DECORATION + _LABEL_WORDS + _AFTER_WORD + r"|[ \t]{0,12}```)",
+                               regex.IGNORECASE)
+_BLOCK_END = regex.compile(r"(?m)^[ \t\r]*$|^" + _DECORATION + _LABEL_WORDS + _AFTER_WORD, regex.IGNORECASE)
+# Where something may start: a label line, a JSON blob at a line start (bare,
+# fenced or in <tool_call>), or an action-shaped object inside prose. The
+# reader jumps from candidate to candidate, so prose costs only this search.
+_CANDIDATE = regex.compile(
+    r"(?m)^" + _DECORATION + _LABEL_WORDS + _AFTER_WORD
+    + r"|^[ \t>]{0,12}(?:\{|\[[ \t\r\n]{0,20}\{|```[^\n`]{0,30}\n[ \t\r\n]{0,80}[\{\[])"
+    + r"|<tool_call>"
+    + r"|\{[ \t]{0,4}[\"']?(?:action|tool|tool_name|name|function|tool_calls|final_answer)[\"']?[ \t]{0,4}[:：]",
+    regex.IGNORECASE,
+)
+_NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
+_TERMINATORS = frozenset({"observation", "question"})
+
+# A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
+_MIDLINE_STOP = regex.compile(
+    r"(?<!\w)(?:observation|obs|thought|final answer|question|观察|思考|最终答案)"
+    r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]",
+    regex.IGNORECASE,
+)
+_SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
+_ACTIONISH = regex.compile(
+    r"[\{\[][ \t\r\n]{0,40}[\{]?[ \t\r\n]{0,40}[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
+    r"final_answer)[\"']?[ \t]{0,4}[:：]",
+    regex.IGNORECASE,
+)
+_IDENT = regex.compile(r"[^\W\d][\w.\-]*")
+_INPUT_KWARGS = regex.compile(r"[^\W\d]\w*[ \t]*=(?!=)")
+_SEPARATORS = regex.compile(r"[\s_\-]+")
+_NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
+_NO_TOOL_WORDS = frozenset({"none", "n/a", "na", "null", "nothing", "no action", "no tool", "无"})
+
+_NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname")
+_ARG_KEYS = ("actioninput", "toolinput", "args", "arguments", "parameters", "params",
+             "input", "kwargs", "argument")
+_THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "thinking")
+_ANSWER_KEYS = ("answer", "finalanswer", "output", "text", "response", "result", "content", "value")
+
+# --- placeholders ---------------------------------------------------------------------
+_PLACEHOLDER_PHRASES = (
+    "the action to take", "should be one of", "the input to the action", "input to the action",
+    "the final answer to the original", "final answer to the original input", "the result of the action",
+    "name of the tool", "the tool to use", "the tool name", "your final answer", "your answer here",
+    "action input here", "arguments here", "json_blob", "$input", "$tool",
+)
+_PLACEHOLDER_FORMS = regex.compile(
+    r"(?:\.{2,}|…+|\$[A-Z_]{2,40}|<[^<>\n]{1,40}>(?:\(<[^<>\n]{1,40}>\))?|\{[A-Za-z_ ]{1,40}\}"
+    r"|\[[A-Za-z_ ]{1,40}(?:, ?[A-Za-z_ ]{1,40}){0,20}\])"
+)
 
 
-def parse(text, tools=None):  # pragma: no cover - replaced by the parser work
-    return Step(text=text)
+def _is_placeholder(value: str) -> bool:
+    """True when ``value`` is a template instruction echoed back rather than content."""
+    s = value.strip().strip("`\"'*").strip()
+    if not s or len(s) > 200:
+        return False
+    if _PLACEHOLDER_FORMS.fullmatch(s):
+        return True
+    low = s.casefold()
+    return any(p in low for p in _PLACEHOLDER_PHRASES)
+
+
+# --- tools ------------------------------------------------------------------------------
+def _fold(name: str) -> str:
+    return _SEPARATORS.sub("", name.casefold())
+
+
+def _clean_name(raw: str) -> str:
+    """Strip what models wrap a name in: quotes, backticks, bold, trailing punctuation, ``functions.``."""
+    s = raw.strip().strip("`*\"'“”‘’ ").strip()
+    s = s.rstrip(".,;:!?。，：").strip().strip("`*\"'“”‘’ ").strip()
+    low = s.casefold()
+    for prefix in _NAME_PREFIXES:
+        if low.startswith(prefix) and len(s) > len(prefix):
+            s = s[len(prefix):]
+            break
+    return s
+
+
+def _is_final_name(name: str) -> bool:
+    return _fold(name) in _FINAL_KEYS
+
+
+_FINAL_KEYS = frozenset(_fold(n) for n in FINAL_NAMES)
+
+
+@dataclass(frozen=True)
+class _Toolset:
+    """The tools a turn may name, indexed for forgiving lookup."""
+
+    names: tuple[str, ...]
+    schemas: Mapping[str, dict] = field(default_factory=dict)
+
+    @functools.cached_property
+    def _index(self) -> tuple[dict, dict]:
+        folded: dict[str, Optional[str]] = {}
+        keys: dict[str, Optional[str]] = {}
+        for name in self.names:
+            for table, k in ((folded, name.casefold()), (keys, _fold(name))):
+                table[k] = name if k not in table or table[k] == name else None
+        return folded, keys
+
+    def lookup(self, name: str) -> Optional[str]:
+        if name in self.names:
+            return name
+        folded, keys = self._index
+        return folded.get(name.casefold()) or keys.get(_fold(name))
+
+    def suggest(self, name: str) -> Optional[str]:
+        import difflib
+
+        key = _fold(name)
+        if not key or not self.names:
+            return None
+        by_key = {_fold(n): n for n in self.names}
+        if len(key) <= 64:  # difflib is quadratic; a long "name" is a sentence anyway
+            close = difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.6)
+            if close:
+                return by_key[close[0]]
+        for k, n in by_key.items():
+            if len(k) >= 3 and (k in key or (len(key) >= 3 and key in k)):
+                return n
+        return None
+
+    def parameters(self, name: str) -> dict:
+        schema = self.schemas.get(name) or {}
+        if isinstance(schema.get("function"), dict):
+            schema = schema["function"]
+        if isinstance(schema.get("parameters"), dict):
+            schema = schema["parameters"]
+        return schema if isinstance(schema, dict) else {}
+
+    def param_names(self, name: str) -> list[str]:
+        props = self.parameters(name).get("properties")
+        return list(props) if isinstance(props, dict) else []
+
+    def takes_no_arguments(self, name: str) -> bool:
+        params = self.parameters(name)
+        return bool(name in self.schemas and not params.get("properties") and not params.get("required"))
+
+
+@functools.lru_cache(maxsize=256)
+def _toolset_from_names(names: tuple[str, ...]) -> _Toolset:
+    return _Toolset(names)
+
+
+def _toolset(tools: Any) -> Optional[_Toolset]:
+    """Normalise ``tools``: names, a name -> schema mapping, Tool objects or OpenAI tool dicts."""
+    if tools is None:
+        return None
+    if isinstance(tools, str):
+        return _toolset_from_names((tools,))
+    if isinstance(tools, Mapping):
+        return _Toolset(tuple(str(k) for k in tools), {str(k): v for k, v in tools.items() if isinstance(v, dict)})
+    names: list[str] = []
+    schemas: dict[str, dict] = {}
+    for item in tools:
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, Mapping):
+            spec = item.get("function") if isinstance(item.get("function"), Mapping) else item
+            if isinstance(spec.get("name"), str):
+                names.append(spec["name"])
+                schemas[spec["name"]] = dict(spec)
+        elif isinstance(getattr(item, "name", None), str):
+            names.append(item.name)
+            params = getattr(item, "parameters", None)
+            if isinstance(params, dict):
+                schemas[item.name] = params
+    if not schemas:
+        return _toolset_from_names(tuple(names))
+    return _Toolset(tuple(names), schemas)
+
+
+def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]]:
+    """The canonical tool ``name`` refers to (or None) and, when none, the closest suggestion.
+
+    Matching forgives case, spaces vs ``_``/``-``, quotes, backticks, trailing
+    punctuation and a ``functions.`` prefix. Without ``tools`` any
+    identifier-like name is accepted as written (cleaned).
+    """
+    ts = _toolset(tools)
+    cleaned = _clean_name(name)
+    if ts is None:
+        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None
+        return (cleaned if ok else None), None
+    found = ts.lookup(cleaned) if cleaned else None
+    if found is not None:
+        return found, None
+    return None, ts.suggest(cleaned or name)
+
+
+# --- internal results ---------------------------------------------------------------
+class _TurnError(Exception):
+    """A format error found while reading; ``end`` is where the loop should cut the turn."""
+
+    def __init__(self, code: str, message: str, end: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.end = end
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A tool call before its name is resolved against the tools."""
+
+    name: str
+    args: Union[dict, str]
+    start: int
+    end: int
+    thought: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What the line walk found: calls, or a final answer, and where trust ends."""
+
+    calls: tuple[_Call, ...]
+    final: Optional[str]
+    end: int
+
+
+_FINAL = object()  # check_name's answer for a final-answer tool name
+
+
+def _short(s: str, n: int = 60) -> str:
+    s = " ".join(s[: n * 4].split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+# --- messages for the model ------------------------------------------------------------
+def _example_args(ts: Optional[_Toolset], tool: Optional[str]) -> str:
+    if ts is None or tool is None:
+        return '{"query": "..."}'
+    params = ts.parameters(tool)
+    props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+    if not props:
+        return "{}" if tool in ts.schemas else '{"input": "..."}'
+    required = [p for p in params.get("required", []) if p in props] or list(props)[:1]
+    return json.dumps({p: "..." for p in required}, ensure_ascii=False)
+
+
+def _example(ts: Optional[_Toolset], tool: Optional[str] = None) -> str:
+    if tool is None:
+        tool = ts.names[0] if ts is not None and ts.names else "search"
+    return f"Action: {tool}\nAction Input: {_example_args(ts, tool)}"
+
+
+def _msg_empty(ts: Optional[_Toolset]) -> str:
+    return f"Your reply was empty. Write a thought and then an action, e.g.\nThought: I should look this up.\n{_example(ts)}"
+
+
+def _msg_no_action(ts: Optional[_Toolset]) -> str:
+    return ("I found no action and no final answer. Write the tool name on its own line, e.g.\n"
+            f"{_example(ts)}\nor, when you know the answer, write it after \"Final Answer:\".")
+
+
+def _msg_unknown(ts: _Toolset, name: str, suggestion: Optional[str]) -> str:
+    if not ts.names:
+        return f"There are no tools, so \"{_short(name)}\" cannot run. Write your answer after \"Final Answer:\"."
+    hint = f" Did you mean {suggestion}?" if suggestion else ""
+    return (f"\"{_short(name)}\" is not a tool.{hint} Valid tools: {', '.join(ts.names)}. "
+            f"Write one of them exactly, e.g.\n{_example(ts, suggestion)}")
+
+
+def _msg_not_a_name(ts: Optional[_Toolset], name: str) -> str:
+    return (f"\"{_short(name)}\" is not a tool name. Write only the tool name after \"Action:\", e.g.\n"
+            f"{_example(ts)}")
+
+
+def _msg_placeholder(ts: Optional[_Toolset], what: str) -> str:
+    return (f"You copied the format instructions (\"{_short(what, 40)}\") instead of filling them in. "
+            f"Write a real tool name and input, e.g.\n{_example(ts)}")
+
+
+def _msg_missing_input(ts: Optional[_Toolset], tool: str) -> str:
+    return f"The action {tool} has no Action Input. Write it on the next line, e.g.\n{_example(ts, tool)}"
+
+
+def _msg_stray_input(ts: Optional[_Toolset]) -> str:
+    return f"The Action Input has no tool name before it. Write the tool name on its own line, e.g.\n{_example(ts)}"
+
+
+def _msg_bad_args(ts: Optional[_Toolset], tool: Optional[str], detail: str) -> str:
+    return (f"The Action Input could not be read ({_short(detail)}). Write one JSON object on one line, e.g.\n"
+            f"Action Input: {_example_args(ts, tool)}")
+
+
+def _msg_truncated(ts: Optional[_Toolset], tool: Optional[str]) -> str:
+    return ("The Action Input was cut off before it ended. Write a shorter input and close every quote "
+            f"and brace, e.g.\nAction Input: {_example_args(ts, tool)}")
+
+
+def _msg_missing_answer() -> str:
+    return "The final answer is empty. Write the answer itself on the same line, e.g.\nFinal Answer: Paris"
+
+
+# --- the reader ---------------------------------------------------------------------------
+class _Turn:
+    """Reads one turn left to right.
+
+    The cursor only moves forward and jumps between candidate lines with one
+    C-level regex search, and a failed JSON read raises ``blob_floor`` so the
+    same text is never parsed twice: the work is linear in the turn's length.
+    """
+
+    def __init__(self, text: str, ts: Optional[_Toolset]) -> None:
+        self.text = text
+        self.ts = ts
+        self.limit = _hard_end(text)
+        self.repairs: list[str] = []
+        self.blob_floor = 0
+        self.resume = 0
+        self.thought_labels: list[tuple[int, int]] = []
+        self.first_start: Optional[int] = None
+        self.final_end = 0
+        self.blob_thought: Optional[str] = None
+        self.stray_input = False
+
+    # --- lines and labels ---------------------------------------------------------
+    def line_end(self, i: int) -> int:
+        j = self.text.find("\n", i, self.limit)
+        return self.limit if j < 0 else j
+
+    def next_line(self, i: int) -> int:
+        """Start of the line after the one holding offset ``i`` (``limit`` at the end)."""
+        j = self.text.find("\n", i, self.limit)
+        return self.limit if j < 0 else j + 1
+
+    def label(self, i: int, end: Optional[int] = None) -> Optional[tuple[str, int]]:
+        """(kind, content start) when the line starting at ``i`` opens with a label."""
+        if i >= self.limit:
+            return None
+        m = _LABEL.match(self.text, i, self.line_end(i) if end is None else end)
+        if m is None:
+            return None
+        return m.lastgroup or "", m.end()
+
+    def is_boundary(self, text: str, line_start: int) -> bool:
+        """A line that ends an unclosed value: a label or a code fence."""
+        return _BOUNDARY_LINE.match(text, line_start, self.limit) is not None
+
+    def skip_blank_lines(self, i: int) -> int:
+        """Start of the first non-blank line at or after line start ``i`` (``limit`` if none)."""
+        q = _NON_SPACE.match(self.text, i, self.limit).end()
+        if q >= self.limit:
+            return self.limit
+        k = self.text.rfind("\n", i, q)
+        return i if k < 0 else k + 1
+
+    def first_char(self, i: int, end: int) -> int:
+        text = self.text
+        while i < end and text[i] in " \t":
+            i += 1
+        return i
+
+    def rstrip_end(self, start: int, end: int) -> int:
+        return start + len(self.text[start:end].rstrip())
+
+    def starts_blob(self, i: int) -> bool:
+        c = self.first_char(i, self.line_end(i))
+        return c < self.limit and (self.text[c] == "{" or self.text.startswith("```", c))
+
+    def add(self, *repairs: str) -> None:
+        for r in repairs:
+            if r not in self.repairs:
+                self.repairs.append(r)
+
+    # --- the walk ---------------------------------------------------------------------
+    def read(self) -> _Reading:
+        text, limit = self.text, self.limit
+        calls: list[_Call] = []
+        i = 0
+        while i < limit:
+            m = _CANDIDATE.search(text, i, limit, timeout=_TIMEOUT)
+            if m is None:
+                break
+            c = m.start()
+            if calls and c != i:
+                break  # prose after the actions: the rest is not trusted
+            le = self.line_end(c)
+            lab = self.label(c, le) if (c == 0 or text[c - 1] == "\n") else None
+            if lab is not None:
+                kind, cstart = lab
+                if kind in _TERMINATORS or (calls and kind != "action"):
+                    return self.stop(calls, c)
+                if kind == "thought":
+                    self.thought_labels.append((c, cstart))
+                    i = le + 1
+                    continue
+                if kind == "input":
+                    self.stray_input = True
+                    i = le + 1
+                    continue
+                if self.first_start is None:
+                    self.first_start = c
+                if kind == "final":
+                    answer, end = self.final(cstart)
+                    return _Reading((), answer, end)
+                if len(calls) >= MAX_ACTIONS:
+                    self.add("too_many_actions")
+                    return self.stop(calls, c)
+                try:
+                    got = self.action(c, cstart, le)
+                except _TurnError as err:
+                    if calls and err.code == "truncated":
+                        self.add("dropped_truncated_action")
+                        return self.stop(calls, c)
+                    raise
+            else:
+                if calls and len(calls) >= MAX_ACTIONS:
+                    self.add("too_many_actions")
+                    return self.stop(calls, c)
+                got = self.bare_blob(c, le)
+                if got is None:
+                    if calls:
+                        return self.stop(calls, c)
+                    i = max(c + 1, self.resume)
+                    continue
+                if self.first_start is None:
+                    self.first_start = c
+            if isinstance(got, str):  # a final answer written as an action
+                if calls:
+                    return self.stop(calls, c)
+                return _Reading((), got, self.final_end)
+            calls.extend(got)
+            nxt = self.after_action(calls[-1].end)
+            if nxt is None:
+                break
+            i = nxt
+        if calls:
+            return _Reading(tuple(calls), None, calls[-1].end)
+        return _Reading((), None, self.rstrip_end(0, limit))
+
+    def stop(self, calls: list[_Call], at: int) -> _Reading:
+        """End the walk at ``at``: keep the calls so far, trust nothing after."""
+        if calls:
+            return _Reading(tuple(calls), None, calls[-1].end)
+        return _Reading((), None, self.rstrip_end(0, at))
+
+    def after_action(self, end: int) -> Optional[int]:
+        """Line start of the next candidate right after an action, or None when the actions are over."""
+        text = self.text
+        le = self.line_end(end)
+        if text[end:le].strip():
+            return None
+        q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+        if q >= self.limit or _CANDIDATE.match(text, q, self.limit) is None:
+            return None
+        return q
+
+    # --- values -------------------------------------------------------------------
+    def after_value(self, end: int, fenced: bool) -> int:
+        """Consume closing junk a person ignores: one brace too many, the closing fence."""
+        text = self.text
+        j = end
+        while j < self.limit and text[j] in " \t":
+            j += 1
+        extra = j
+        while extra < self.limit and text[extra] in "}]" and extra - j < 3:
+            extra += 1
+        if extra > j:
+            self.add("extra_brace")
+            end = j = extra
+        if fenced:
+            k = _NON_SPACE.match(text, j, self.limit).end()
+            if text.startswith("```", k):
+                return k + 3
+        return end
+
+    def structured(self, pos: int) -> tuple[Any, int, int]:
+        """Read JSON at ``pos``, maybe inside a ``` fence: (value, value start, end).
+
+        A fence that holds no JSON gives its body as a string.
+        """
+        text = self.text
+        if not text.startswith("```", pos):
+            got = jsonish.read_value(text, pos, boundary=self.is_boundary, stop=self.limit)
+            self.add(*got.repairs)
+            return got.value, pos, self.after_value(got.end, False)
+        le = self.line_end(pos)
+        start = self.first_char(pos + 3, le)
+        if start >= le or text[start] not in "{[":
+            start = self.first_char(self.skip_blank_lines(self.next_line(pos)), self.limit)
+        if start >= self.limit or text[start] not in "{[":
+            close = text.find("```", start, self.limit)
+            stop = self.limit if close < 0 else close
+            end = stop + 3 if close >= 0 else self.rstrip_end(start, stop)
+            return text[start:stop].strip(), start, end
+        got = jsonish.read_value(text, start, boundary=self.is_boundary, stop=self.limit)
+        self.add(*got.repairs)
+        return got.value, start, self.after_value(got.end, True)
+
+    def json_error(self, err: jsonish.JsonishError, name: Optional[str]) -> _TurnError:
+        tool = self.ts.lookup(_clean_name(name)) if (name is not None and self.ts is not None) else None
+        end = self.rstrip_end(0, min(max(err.pos, 0), self.limit))
+        if err.code == "truncated":
+            return _TurnError("truncated", _msg_truncated(self.ts, tool), end)
+        detail = "nested too deeply" if err.code == "too_deep" else err.message
+        return _TurnError("bad_arguments", _msg_bad_args(self.ts, tool, detail), end)
+
+    # --- actions -------------------------------------------------------------------
+    def action(self, start: int, cstart: int, le: int) -> Union[list, str]:
+        """Read the action whose label opens the line at ``start``: calls, or a final answer."""
+        text = self.text
+        p = self.first_char(cstart, le)
+        if p >= le:  # "Action:" alone: the blob or the name is on a following line
+            q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+            if q >= self.limit or self.label(q) is not None:
+                raise _TurnError("no_action", _msg_no_action(self.ts), self.rstrip_end(0, le))
+            qc = self.first_char(q, self.line_end(q))
+            if text[qc] in "{[" or text.startswith(("```", "<tool_call>"), qc):
+                return self.action_blob(start, qc)
+            self.add("name_on_next_line")
+            return self.action(start, q, self.line_end(q))
+        if text[p] in "{[" or text.startswith(("```", "<tool_call>"), p):
+            return self.action_blob(start, p)
+        slot_end = self.rstrip_end(p, le)
+        slot = text[p:slot_end]
+        opener = _first_of(text, "([", p, slot_end)
+        if opener >= 0 and self.call_name_ok(text[p:opener]):
+            if text[opener] == "(":
+                return self.call(start, text[p:opener], opener)
+            return self.paper(start, text[p:opener], opener, slot_end)
+        if _is_placeholder(slot):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, slot), slot_end)
+        colon = _first_of(text, ":：", p, slot_end)
+        if colon > p and self.ts is not None and self.ts.lookup(_clean_name(text[p:colon])):
+            # "Action: search: weather in Paris" (a known tool, the input on the same line)
+            q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+            lab = self.label(q)
+            value_start = self.first_char(colon + 1, slot_end)
+            if (lab is None or lab[0] != "input") and value_start < slot_end:
+                self.add("inline_input")
+                args, end = self.input_value(value_start, le, text[p:colon])
+                return [_Call(text[p:colon], args, start, end)]
+        return self.named_action(start, slot, slot_end, le)
+
+    def call_name_ok(self, name_raw: str) -> bool:
+        """Whether the text before ``(`` or ``[`` is a name (not a sentence that holds a bracket)."""
+        cleaned = _clean_name(name_raw)
+        if not cleaned or len(cleaned) > 100:
+            return False
+        if _IDENT.fullmatch(cleaned) is not None or _is_final_name(cleaned):
+            return True
+        return self.ts is not None and self.ts.lookup(cleaned) is not None
+
+    def named_action(self, start: int, name: str, slot_end: int, le: int) -> Union[list, str]:
+        """``Action: name`` with the input on the next non-blank line."""
+        q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+        lab = self.label(q)
+        args: Union[dict, str, None] = None
+        end = slot_end
+        if lab is not None and lab[0] == "input":
+            try:
+                args, end = self.input(lab[1])
+            except _TurnError:
+                self.check_name(name, slot_end)  # a bad name is the more useful error
+                raise
+        elif lab is None and q < self.limit and self.starts_blob(q):
+            qc = self.first_char(q, self.line_end(q))
+            try:
+                value, vstart, end = self.structured(qc)
+            except jsonish.JsonishError as err:
+                self.check_name(name, slot_end)
+                raise self.json_error(err, name) from None
+            self.add("unlabeled_input")
+            args = self.args_from_value(value, vstart, end)
+        tool = self.check_name(name, end)
+        if args is None:
+            if tool is _FINAL:
+                raise _TurnError("missing_answer", _msg_missing_answer(), slot_end)
+            if self.ts is not None and self.ts.takes_no_arguments(str(tool)):
+                return [_Call(name, {}, start, slot_end)]
+            raise _TurnError("missing_input", _msg_missing_input(self.ts, str(tool)), slot_end)
+        if tool is _FINAL:
+            self.final_end = end
+            return self.final_text(args, end)
+        return [_Call(name, args, start, end)]
+
+    def check_name(self, name: str, end: int) -> Union[str, object]:
+        """Validate a tool slot: the canonical tool name, ``_FINAL``, or a ``_TurnError``."""
+        if _is_placeholder(name):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, name), end)
+        cleaned = _clean_name(name)
+        if self.ts is not None and cleaned:
+            found = self.ts.lookup(cleaned)
+            if found is not None:
+                return found
+        if cleaned and _is_final_name(cleaned):
+            return _FINAL
+        if cleaned.casefold() in _NO_TOOL_WORDS:
+            raise _TurnError("no_action", _msg_no_action(self.ts), end)
+        if self.ts is not None:
+            shown = cleaned or name
+            raise _TurnError("unknown_tool", _msg_unknown(self.ts, shown, self.ts.suggest(shown)), end)
+        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None:
+            return cleaned
+        raise _TurnError("no_action", _msg_not_a_name(self.ts, name), end)
+
+    def final_text(self, args: Union[dict, str], end: int) -> str:
+        answer = _answer_from_args(args)
+        if not answer.strip():
+            raise _TurnError("missing_answer", _msg_missing_answer(), end)
+        if _is_placeholder(answer):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, answer), end)
+        return answer
+
+    # --- inputs ---------------------------------------------------------------------
+    def input(self, cstart: int) -> tuple[Union[dict, str], int]:
+        """Read the content of an ``Action Input:`` label."""
+        text = self.text
+        le = self.line_end(cstart)
+        p = self.first_char(cstart, le)
+        if p < le:
+            return self.input_value(p, le, None)
+        q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+        if q >= self.limit or self.label(q) is not None:
+            return "", self.rstrip_end(0, le)
+        if self.starts_blob(q):
+            return self.input_value(self.first_char(q, self.line_end(q)), self.line_end(q), None)
+        # bare lines under the label, up to a blank line or the next label
+        m = _BLOCK_END.search(text, self.next_line(q), self.limit, timeout=_TIMEOUT)
+        stop = self.limit if m is None else m.start()
+        end = self.rstrip_end(q, stop)
+        return self.bare_args(text[q:end].strip(), end), end
+
+    def input_value(self, p: int, le: int, name: Optional[str]) -> tuple[Union[dict, str], int]:
+        """The input written at ``p`` (on a line ending at ``le``): JSON, a quoted string or bare text."""
+        text = self.text
+        c = text[p]
+        if c in "{[" or text.startswith("```", p):
+            try:
+                value, vstart, end = self.structured(p)
+            except jsonish.JsonishError as err:
+                if c == "[" and err.code != "truncated":
+                    return self.bare_line(p, le)
+                raise self.json_error(err, name) from None
+            return self.args_from_value(value, vstart, end), end
+        if c in "\"'“":
+            return self.quoted(p, le)
+        return self.bare_line(p, le)
+
+    def quoted(self, p: int, le: int) -> tuple[Union[dict, str], int]:
+        """A quoted input is the string when the quote closes at the end of the line, else bare text."""
+        try:
+            got = jsonish.read_value(self.text, p, stop=le)
+        except jsonish.JsonishError as err:
+            if err.code == "truncated" and le >= self.limit:
+                raise _TurnError("truncated", _msg_truncated(self.ts, None), self.rstrip_end(0, le)) from None
+            return self.bare_line(p, le)
+        if isinstance(got.value, str) and self.text[got.end:le].strip() in ("", ".", ","):
+            if _is_placeholder(got.value):
+                raise _TurnError("placeholder", _msg_placeholder(self.ts, got.value), got.end)
+            return got.value, got.end
+        return self.bare_line(p, le)
+
+    def bare_line(self, p: int, le: int) -> tuple[Union[dict, str], int]:
+        """Bare text to the end of the line, cut where a label was written mid-line."""
+        m = _MIDLINE_STOP.search(self.text, p, le, timeout=_TIMEOUT)
+        end = self.rstrip_end(p, le if m is None else m.start())
+        return self.bare_args(self.text[p:end], end), end
+
+    def bare_args(self, body: str, end: int) -> Union[dict, str]:
+        """Bare input text, or a dict when it is written as ``key=value`` pairs."""
+        if _is_placeholder(body):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, body), end)
+        if _INPUT_KWARGS.match(body):
+            try:
+                got = jsonish.read_call_args(body + ")", 0)
+            except jsonish.JsonishError:
+                return body
+            if got.end == len(body) + 1 and got.keywords and not got.positional:
+                self.add(*got.repairs)
+                return dict(got.keywords)
+        return body
+
+    def args_from_value(self, value: Any, vstart: int, end: int) -> Union[dict, str]:
+        """Arguments from a JSON input: a dict or string as is, anything else as the text written."""
+        if isinstance(value, dict):
+            _check_placeholder_values(value, self.ts, end)
+            return value
+        if isinstance(value, str):
+            if _is_placeholder(value):
+                raise _TurnError("placeholder", _msg_placeholder(self.ts, value), end)
+            return value
+        return self.text[vstart:end].strip().strip("`").strip()
+
+    # --- call and paper syntax ---------------------------------------------------------
+    def call(self, start: int, name_raw: str, opener: int) -> Union[list, str]:
+        """``name(args)``: keywords give a dict, one positional its value."""
+        text = self.text
+        try:
+            got = jsonish.read_call_args(text, opener + 1, boundary=self.is_boundary, stop=self.limit)
+        except jsonish.JsonishError as err:
+            if err.code == "truncated":
+                self.check_name(name_raw, self.limit)
+                raise _TurnError("truncated", _msg_truncated(self.ts, None), self.rstrip_end(0, self.limit)) from None
+            le = self.line_end(opener)
+            close = text.rfind(")", opener, le)
+            if close < 0:
+                self.check_name(name_raw, le)
+                raise _TurnError("bad_arguments", _msg_bad_args(self.ts, None, "unbalanced parentheses"),
+                                 self.rstrip_end(0, le)) from None
+            self.add("raw_arguments")  # not Python-ish: keep what is between the parentheses
+            args: Union[dict, str] = text[opener + 1:close].strip()
+            end = close + 1
+        else:
+            self.add(*got.repairs)
+            end = got.end
+            args = self.call_to_args(name_raw, got)
+        return self.finish_call(start, name_raw, args, end)
+
+    def finish_call(self, start: int, name_raw: str, args: Union[dict, str], end: int) -> Union[list, str]:
+        tool = self.check_name(name_raw, end)
+        if tool is _FINAL:
+            self.final_end = end
+            return self.final_text(args, end)
+        if isinstance(args, dict):
+            _check_placeholder_values(args, self.ts, end)
+        elif _is_placeholder(args):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, args), end)
+        return [_Call(name_raw, args, start, end)]
+
+    def call_to_args(self, name_raw: str, got: jsonish.CallArgs) -> Union[dict, str]:
+        """Keywords -> dict; one positional -> its string (or dict); several -> by schema order."""
+        pos, kw = got.positional, dict(got.keywords)
+        if not pos:
+            return kw
+        if len(pos) == 1 and not kw:
+            raw, value = pos[0]
+            return value if isinstance(value, (dict, str)) else raw
+        tool = self.ts.lookup(_clean_name(name_raw)) if self.ts is not None else None
+        free = [p for p in (self.ts.param_names(tool) if tool else []) if p not in kw]
+        if len(free) >= len(pos):
+            self.add("positional_args")
+            for p, (_raw, value) in zip(free, pos):
+                kw[p] = value
+            return kw
+        self.add("raw_arguments")
+        parts = [raw for raw, _ in pos] + [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in got.keywords.items()]
+        return ", ".join(parts)
+
+    def paper(self, start: int, name_raw: str, opener: int, slot_end: int) -> Union[list, str]:
+        """``Search[entity]``: the text inside the brackets (a dict if it is a JSON object)."""
+        text = self.text
+        close = _balanced_close(text, opener, slot_end)
+        last = text.rfind("]", opener, slot_end)
+        if close < 0 or last > close:
+            close = last
+        if close < 0:  # not closed on this line: on a later one, or at the end of the turn
+            nl = self.next_line(opener)
+            m = _BOUNDARY_LINE.search(text, nl, self.limit, timeout=_TIMEOUT) if nl < self.limit else None
+            stop = self.limit if m is None else m.start()
+            close = text.find("]", nl, stop)
+            if close < 0:
+                self.add("closed_brackets")
+                end = self.rstrip_end(opener + 1, stop)
+                inner = text[opener + 1:end].strip()
+            else:
+                inner, end = text[opener + 1:close].strip(), close + 1
+        else:
+            inner, end = text[opener + 1:close].strip(), close + 1
+        args: Union[dict, str] = inner
+        if inner.startswith("{"):
+            try:
+                value = jsonish.loads(inner)
+            except jsonish.JsonishError:
+                value = None
+            if isinstance(value, dict):
+                args = value
+        return self.finish_call(start, name_raw, args, end)
+
+    # --- JSON blobs ----------------------------------------------------------------------
+    def action_blob(self, start: int, p: int) -> Union[list, str]:
+        """A JSON action written after ``Action:`` (inline, on the next line, fenced or tagged)."""
+        text = self.text
+        tagged = text.startswith("<tool_call>", p)
+        if tagged:
+            p = _NON_SPACE.match(text, p + len("<tool_call>"), self.limit).end()
+        try:
+            value, _vstart, end = self.structured(p)
+        except jsonish.JsonishError as err:
+            raise self.json_error(err, None) from None
+        if tagged:
+            end = self.close_tag(end)
+        got = _calls_from_json(value, self.ts, labelled=True)
+        if got is None:
+            raise _TurnError("no_action", _msg_no_action(self.ts), end)
+        return self.finish_blob(got, start, end)
+
+    def finish_blob(self, got: Union[list, tuple], start: int, end: int) -> Union[list, str]:
+        if isinstance(got, tuple):  # (final-answer arguments, thought)
+            self.blob_thought = got[1]
+            self.final_end = end
+            return self.final_text(got[0], end)
+        calls = []
+        for name, args, thought, decoded in got:
+            if decoded:
+                self.add("arguments_string_decoded")
+            if isinstance(args, dict):
+                _check_placeholder_values(args, self.ts, end)
+            elif _is_placeholder(args):
+                raise _TurnError("placeholder", _msg_placeholder(self.ts, args), end)
+            calls.append(_Call(name, args, start, end, thought))
+        return calls
+
+    def close_tag(self, end: int) -> int:
+        k = _NON_SPACE.match(self.text, end, self.limit).end()
+        return k + len("</tool_call>") if self.text.startswith("</tool_call>", k) else end
+
+    def bare_blob(self, i: int, le: int) -> Union[list, str, None]:
+        """A JSON action written without a label: bare, fenced, in ``<tool_call>``, or inside prose.
+
+        Sets ``resume`` (where to look next) when the blob is not an action.
+        """
+        text = self.text
+        self.resume = 0
+        if i < self.blob_floor:
+            return None
+        p = self.first_char(i, le)
+        while p < le and text[p] == ">":
+            p = self.first_char(p + 1, le)
+        tagged = text.startswith("<tool_call>", p)
+        if tagged:
+            p = _NON_SPACE.match(text, p + len("<tool_call>"), self.limit).end()
+        elif not (text.startswith("```", p) or (p < le and text[p] in "{[")):
+            p = text.find("{", i, le)  # an action-shaped object inside prose
+            if p < 0:
+                return None
+        if p >= self.limit:
+            return None
+        body = p
+        if text.startswith("```", p):
+            body = self.first_char(p + 3, le)
+            if body >= le or text[body] not in "{[":
+                body = self.first_char(self.skip_blank_lines(self.next_line(p)), self.limit)
+        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit)) is not None
+        try:
+            value, _vstart, end = self.structured(p)
+        except jsonish.JsonishError as err:
+            self.blob_floor = max(self.blob_floor, err.pos + 1)
+            if actionish or tagged:
+                raise self.json_error(err, None) from None
+            return None
+        if tagged:
+            end = self.close_tag(end)
+        got = _calls_from_json(value, self.ts, labelled=tagged)
+        if got is None:
+            self.blob_floor = max(self.blob_floor, end)
+            self.resume = end
+            return None
+        return self.finish_blob(got, i if text.startswith("```", p) else p, end)
+
+    # --- final answers --------------------------------------------------------------------
+    def final(self, cstart: int) -> tuple[str, int]:
+        """The answer after a final-answer label, up to the next label line: (answer, end)."""
+        text = self.text
+        nl = self.next_line(cstart)
+        m = _LABEL_LINE.search(text, nl, self.limit, timeout=_TIMEOUT) if nl < self.limit else None
+        stop = self.limit if m is None else m.start()
+        p = _NON_SPACE.match(text, cstart, stop).end()
+        end = self.rstrip_end(p, stop)
+        answer = text[p:end]
+        if not answer:
+            raise _TurnError("missing_answer", _msg_missing_answer(), self.rstrip_end(0, stop))
+        if _is_placeholder(answer):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, answer), end)
+        return answer, end
+
+    def thought(self, stop: int) -> Optional[str]:
+        """The prose before ``stop`` with its ``Thought:`` labels removed."""
+        pieces = []
+        prev = 0
+        for line_start, content_start in self.thought_labels:
+            if line_start >= stop:
+                break
+            pieces.append(self.text[prev:line_start])
+            prev = content_start
+        if prev < stop:
+            pieces.append(self.text[prev:stop])
+        joined = "".join(pieces).strip()
+        return joined or None
+
+
+# --- helpers -------------------------------------------------------------------------------
+def _first_of(text: str, chars: str, start: int, end: int) -> int:
+    best = -1
+    for ch in chars:
+        k = text.find(ch, start, end)
+        if k >= 0 and (best < 0 or k < best):
+            best = k
+    return best
+
+
+def _balanced_close(text: str, opener: int, end: int) -> int:
+    """Offset of the ``]`` matching ``text[opener]`` before ``end``, or -1."""
+    depth = 0
+    for k in range(opener, end):
+        c = text[k]
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _hard_end(text: str) -> int:
+    """Where the turn really ends: the first chat special token, if the backend left one in."""
+    end = len(text)
+    if "<" in text:
+        for tok in _SPECIAL_TOKENS:
+            k = text.find(tok, 0, end)
+            if k >= 0:
+                end = k
+    return end
+
+
+def _check_placeholder_values(args: dict, ts: Optional[_Toolset], end: int) -> None:
+    for value in args.values():
+        if isinstance(value, str) and _is_placeholder(value):
+            raise _TurnError("placeholder", _msg_placeholder(ts, value), end)
+
+
+def _answer_from_args(args: Any) -> str:
+    """The answer text of a final-answer call: a string, or JSON when it is not one."""
+    if isinstance(args, dict):
+        folded = {_fold(str(k)): v for k, v in args.items()}
+        for key in _ANSWER_KEYS:
+            if key in folded:
+                args = folded[key]
+                break
+        else:
+            if len(args) == 1:
+                args = next(iter(args.values()))
+    if isinstance(args, str):
+        return args
+    return json.dumps(args, ensure_ascii=False)
+
+
+def _args_from_json(value: Any) -> tuple[Union[dict, str], bool]:
+    """A blob's arguments as a dict or string (a JSON-object string is decoded): (args, decoded)."""
+    if value is None:
+        return {}, False
+    if isinstance(value, dict):
+        return value, False
+    if isinstance(value, str):
+        s = value.strip()
+        if s.startswith("{") and s.endswith("}"):
+            try:
+                decoded = jsonish.loads(s)
+            except jsonish.JsonishError:
+                return value, False
+            if isinstance(decoded, dict):
+                return decoded, True
+        return value, False
+    return json.dumps(value, ensure_ascii=False), False
+
+
+def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, depth: int = 0):
+    """Map a decoded blob to calls ``[(name, args, thought, decoded)]``, a final ``(args, thought)``, or None.
+
+    ``labelled`` (the blob follows ``Action:`` or sits in ``<tool_call>``)
+    accepts more shapes than a blob found in prose, where
+    ``{"name": "John", "age": 30}`` must stay prose.
+    """
+    if depth > 3:
+        return None
+    if isinstance(value, list):
+        out: list = []
+        for item in value:
+            got = _calls_from_json(item, ts, labelled=labelled, depth=depth + 1)
+            if isinstance(got, tuple) and len(value) == 1:
+                return got
+            if not isinstance(got, list):
+                return None
+            out.extend(got)
+        return out or None
+    if not isinstance(value, dict):
+        return None
+    keys = {_fold(str(k)): k for k in value}
+    thought = next((value[keys[k]] for k in _THOUGHT_KEYS if k in keys and isinstance(value[keys[k]], str)), None)
+    for list_key in ("toolcalls", "actions", "calls", "functioncalls"):
+        if list_key in keys and isinstance(value[keys[list_key]], list):
+            return _with_thought(_calls_from_json(value[keys[list_key]], ts, labelled=True, depth=depth + 1), thought)
+    name: Any = None
+    name_key = None
+    for k in _NAME_KEYS:
+        if k not in keys:
+            continue
+        v = value[keys[k]]
+        if isinstance(v, dict) and ("name" in v or "function" in v or "tool" in v):
+            return _with_thought(_calls_from_json(v, ts, labelled=True, depth=depth + 1), thought)
+        if isinstance(v, str):
+            name, name_key = v, k
+            break
+    if name is None:
+        if "finalanswer" in keys:
+            return (value[keys["finalanswer"]], thought)
+        if labelled and ts is not None and len(value) == 1:
+            (only_key,) = value
+            if ts.lookup(_clean_name(str(only_key))):  # {"calculator": "2+2"}
+                args, decoded = _args_from_json(value[only_key])
+                return [(str(only_key), args, thought, decoded)]
+        return None
+    arg_key = next((k for k in _ARG_KEYS if k in keys), None)
+    known = ts is not None and ts.lookup(_clean_name(name)) is not None
+    if arg_key is not None:
+        args_source: Any = value[keys[arg_key]]
+    elif not labelled and name_key == "name" and not known:
+        return None  # {"name": "John", "age": 30} is data, not a call
+    else:  # {"action": "search", "query": "x"}: the other keys are the arguments
+        args_source = {k: v for k, v in value.items()
+                       if _fold(str(k)) not in (name_key, "type", "id", *_THOUGHT_KEYS)}
+    if _is_final_name(_clean_name(name)) and not known:
+        return (args_source if args_source is not None else "", thought)
+    args, decoded = _args_from_json(args_source)
+    return [(name, args, thought, decoded)]
+
+
+def _with_thought(got: Any, thought: Optional[str]):
+    if thought is None or got is None:
+        return got
+    if isinstance(got, tuple):
+        return (got[0], got[1] or thought)
+    return [(n, a, t or thought, d) for n, a, t, d in got]
+
+
+# --- assembling the Step -------------------------------------------------------------------
+def _resolve(turn: _Turn, calls: tuple[_Call, ...]) -> tuple[Action, ...]:
+    actions = []
+    for call in calls:
+        tool = turn.check_name(call.name, call.end)
+        if not isinstance(tool, str):  # a final-answer name among several calls
+            raise _TurnError("no_action", _msg_no_action(turn.ts), call.end)
+        if tool != call.name.strip():
+            turn.add("tool_name")
+        actions.append(Action(tool=tool, args=call.args, span=(call.start, call.end)))
+    return tuple(actions)
+
+
+def _step(text: str, ts: Optional[_Toolset], prose: str) -> Step:
+    if not text.strip():
+        return Step(text=text, error=FormatError("empty", _msg_empty(ts)), end=0)
+    turn = _Turn(text, ts)
+
+    def done(end: int, **fields: Any) -> Step:
+        repairs = list(turn.repairs)
+        if text[end:].strip() and "dropped_tail" not in repairs:
+            repairs.append("dropped_tail")
+        return Step(text=text, repairs=tuple(repairs), end=end, **fields)
+
+    try:
+        got = turn.read()
+        actions = _resolve(turn, got.calls) if got.calls else ()
+    except _TurnError as err:
+        end = turn.limit if err.end is None else max(0, min(err.end, len(text)))
+        thought = turn.thought(turn.first_start if turn.first_start is not None else end)
+        return done(end, thought=thought, error=FormatError(err.code, err.message))
+    if actions:
+        thought = turn.thought(turn.first_start or 0) or got.calls[0].thought
+        return done(got.end, thought=thought, actions=actions)
+    if got.final is not None:
+        thought = turn.thought(turn.first_start or 0) or turn.blob_thought
+        return done(got.end, thought=thought, final_answer=got.final)
+    thought = turn.thought(got.end)
+    if thought is None:
+        return done(got.end, error=FormatError("empty", _msg_empty(ts)))
+    if _is_placeholder(thought):
+        return done(got.end, thought=thought, error=FormatError("placeholder", _msg_placeholder(ts, thought)))
+    if turn.stray_input:
+        return done(got.end, thought=thought, error=FormatError("no_action", _msg_stray_input(ts)))
+    if prose == "final":
+        turn.add("prose_as_final")
+        return done(got.end, final_answer=thought)
+    return done(got.end, thought=thought, error=FormatError("no_action", _msg_no_action(ts)))
+
+
+def parse(text: str, tools: ToolsArg = None, *, prose: str = "error") -> Step:
+    """Read one model turn into a ``Step``; never raises for a ``str``.
+
+    ``tools`` (names, or a mapping name -> JSON schema) turns on forgiving name
+    matching and ``unknown_tool`` errors; without it any identifier-like name
+    is accepted. ``prose="final"`` makes a turn with no action and no answer
+    (plain prose, or a thought alone) the final answer; the default
+    ``"error"`` reports ``no_action``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse() needs the turn as str, not {type(text).__name__}")
+    if prose not in ("error", "final"):
+        raise ValueError(f"prose must be 'error' or 'final', not {prose!r}")
+    try:
+        ts = _toolset(tools)
+    except Exception as exc:  # a malformed tools argument is the caller's bug: say so
+        raise TypeError(f"tools must be names or a name -> schema mapping: {exc}") from exc
+    try:
+        return _step(text, ts, prose)
+    except Exception as exc:  # a bug here must not take the agent down
+        return Step(text=text, end=len(text), error=FormatError(
+            "internal", f"The reply could not be read ({type(exc).__name__}). Write one action, e.g.\n{_example(ts)}"))

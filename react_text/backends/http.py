@@ -1,0 +1,262 @@
+"""A model behind HTTP: llama.cpp's ``llama-server`` or any OpenAI-compatible ``/v1/completions``.
+
+Plain text completion only (no chat endpoint): the text protocol needs the
+scratchpad to continue exactly where it stopped. Transient failures (refused
+connection, timeout, HTTP 5xx) are retried with exponential backoff; a 4xx or a
+reply that is not the JSON we expect fails at once with the URL and status.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Sequence
+
+from ..types import Completion
+from .base import BackendError
+from .stops import cut_at_stop
+
+OPENAI_MAX_STOP = 4
+"""OpenAI-style servers may reject more than four stop strings; the rest are cut client-side."""
+
+_APIS = ("openai", "llama")
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class HttpBackend:
+    """Completions from a server; ``api="llama"`` for llama-server's ``/completion``, ``"openai"`` otherwise.
+
+    ``chat_template`` (Jinja text, as found in a GGUF) makes ``wrap_prompt``
+    put the prompt in one user turn; without it the prompt goes as is, since a
+    remote endpoint does not tell us its model's template.
+    """
+
+    supports_grammar = True
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api: str = "openai",
+        model: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60,
+        retries: int = 2,
+        backoff: float = 0.5,
+        chat_template: str | None = None,
+    ) -> None:
+        import requests
+
+        if api not in _APIS:
+            raise ValueError(f"api must be one of {', '.join(_APIS)}, not {api!r}")
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
+        if retries < 0 or timeout <= 0 or backoff < 0:
+            raise ValueError("retries and backoff must be >= 0 and timeout > 0")
+        base = base_url.rstrip("/")
+        if api == "openai" and base.endswith("/v1"):
+            base = base[: -len("/v1")]
+        self.base_url = base
+        self.api = api
+        self.model = model
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.chat_template = chat_template
+        self.url = f"{base}/v1/completions" if api == "openai" else f"{base}/completion"
+        self.name = f"http:{api}:{base}"
+        self._requests = requests
+        self._session = requests.Session()
+        if api_key:
+            self._session.headers["Authorization"] = f"Bearer {api_key}"
+
+    def wrap_prompt(self, prompt: str) -> str:
+        if not self.chat_template:
+            return prompt
+        from .llama_cpp import render_chat_template
+
+        try:
+            return render_chat_template(self.chat_template, prompt, bos_token="", eos_token="")
+        except Exception as exc:  # jinja2 errors of every kind, from a template we did not write
+            raise BackendError(f"the chat template failed to render ({exc})") from exc
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        stop: Sequence[str] = (),
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int = 0,
+        grammar: str | None = None,
+    ) -> Completion:
+        if max_tokens < 1:
+            raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
+        stop = [s for s in stop if s]
+        body = self._body(prompt, stop, max_tokens, temperature, seed, grammar)
+        started = time.perf_counter()
+        data, attempts = self._post(body)
+        completion = self._read(data, stop)
+        return Completion(
+            text=completion.text,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            evaluated_tokens=completion.evaluated_tokens,
+            finish_reason=completion.finish_reason,
+            seconds=time.perf_counter() - started,
+            extra={**completion.extra, "attempts": attempts},
+        )
+
+    def close(self) -> None:
+        self._session.close()
+
+    # -- request -------------------------------------------------------------------
+
+    def _body(
+        self, prompt: str, stop: list[str], max_tokens: int, temperature: float, seed: int, grammar: str | None
+    ) -> dict[str, Any]:
+        if self.api == "llama":
+            body: dict[str, Any] = {
+                "prompt": prompt,
+                "n_predict": max_tokens,
+                "stop": stop,
+                "temperature": temperature,
+                "seed": seed,
+                "cache_prompt": True,
+            }
+        else:
+            body = {
+                "prompt": prompt,
+                "max_tokens": max_tokens,
+                "stop": stop[:OPENAI_MAX_STOP],
+                "temperature": temperature,
+                "seed": seed,
+            }
+            if self.model:
+                body["model"] = self.model
+        if grammar is not None:
+            body["grammar"] = grammar
+        return body
+
+    def _post(self, body: dict[str, Any]) -> tuple[Any, int]:
+        """POST with retries; returns the decoded JSON and how many attempts it took."""
+        requests = self._requests
+        last: BackendError | None = None
+        attempts = self.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                response = self._session.post(self.url, json=body, timeout=self.timeout)
+            except requests.Timeout:
+                last = BackendError(f"POST {self.url}: no answer within {self.timeout}s", retryable=True)
+            except requests.ConnectionError as exc:
+                last = BackendError(f"POST {self.url}: cannot connect ({_reason(exc)})", retryable=True)
+            except requests.RequestException as exc:
+                raise BackendError(f"POST {self.url}: request failed ({exc})") from exc
+            else:
+                status = response.status_code
+                if status >= 500:
+                    last = BackendError(
+                        f"POST {self.url}: HTTP {status} from the server: {_snippet(response.text)}",
+                        retryable=True,
+                    )
+                elif status >= 400:
+                    raise BackendError(f"POST {self.url}: HTTP {status}, request rejected: {_snippet(response.text)}")
+                else:
+                    try:
+                        return response.json(), attempt
+                    except ValueError:
+                        raise BackendError(
+                            f"POST {self.url}: HTTP {status} but the reply is not JSON: {_snippet(response.text)}"
+                        ) from None
+            if attempt < attempts:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+        assert last is not None
+        raise BackendError(f"{last} (gave up after {attempts} attempts)", retryable=True)
+
+    # -- reply ---------------------------------------------------------------------
+
+    def _read(self, data: Any, stop: list[str]) -> Completion:
+        if not isinstance(data, dict):
+            raise self._malformed(data, "a JSON object")
+        return self._read_llama(data, stop) if self.api == "llama" else self._read_openai(data, stop)
+
+    def _malformed(self, data: Any, wanted: str) -> BackendError:
+        return BackendError(f"POST {self.url}: HTTP 200 but the reply has no {wanted}: {_snippet(json.dumps(data))}")
+
+    def _read_openai(self, data: dict[str, Any], stop: list[str]) -> Completion:
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise self._malformed(data, "'choices' list")
+        text = choices[0].get("text")
+        if not isinstance(text, str):
+            raise self._malformed(data, "'choices[0].text' string")
+        text, cut = cut_at_stop(text, stop)
+        finish = "stop" if cut else ("length" if choices[0].get("finish_reason") == "length" else "stop")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        prompt_tokens = _int_or_none(usage.get("prompt_tokens")) or 0
+        evaluated = None
+        details = usage.get("prompt_tokens_details")
+        cached = _int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
+        if cached is not None:
+            evaluated = prompt_tokens - cached
+        extra: dict[str, Any] = {}
+        timings = data.get("timings")
+        if isinstance(timings, dict):  # llama-server adds these to its OpenAI replies too
+            evaluated = _int_or_none(timings.get("prompt_n"))
+            extra.update(_timing_extra(timings))
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=_int_or_none(usage.get("completion_tokens")) or 0,
+            evaluated_tokens=evaluated,
+            finish_reason=finish,
+            extra=extra,
+        )
+
+    def _read_llama(self, data: dict[str, Any], stop: list[str]) -> Completion:
+        text = data.get("content")
+        if not isinstance(text, str):
+            raise self._malformed(data, "'content' string")
+        text, cut = cut_at_stop(text, stop)
+        limited = data.get("stop_type") == "limit" or data.get("stopped_limit") is True
+        prompt_tokens = _int_or_none(data.get("tokens_evaluated")) or 0
+        timings = data.get("timings") if isinstance(data.get("timings"), dict) else {}
+        evaluated = _int_or_none(timings.get("prompt_n"))
+        cached = _int_or_none(data.get("tokens_cached"))
+        if evaluated is None and cached is not None:
+            evaluated = prompt_tokens - cached
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=_int_or_none(data.get("tokens_predicted")) or 0,
+            evaluated_tokens=evaluated,
+            finish_reason="length" if limited and not cut else "stop",
+            extra=_timing_extra(timings),
+        )
+
+
+def _timing_extra(timings: dict[str, Any]) -> dict[str, float]:
+    extra: dict[str, float] = {}
+    prompt_ms, eval_ms = timings.get("prompt_ms"), timings.get("predicted_ms")
+    if isinstance(prompt_ms, (int, float)):
+        extra["prompt_eval_ms"] = float(prompt_ms)
+    if isinstance(eval_ms, (int, float)):
+        extra["eval_ms"] = float(eval_ms)
+    if extra:
+        extra["model_seconds"] = sum(extra.values()) / 1000.0
+    return extra
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    if "Connection refused" in text or "ECONNREFUSED" in text:
+        return "connection refused: is the server running?"
+    return _snippet(text, 160)

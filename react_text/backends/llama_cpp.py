@@ -1,0 +1,435 @@
+"""A GGUF model in process through llama-cpp-python.
+
+The scratchpad of a ReAct run only ever grows, so llama.cpp's prefix cache
+can make each step cost only its new tokens. That holds only if the token ids
+sent for the old text are the ids llama.cpp already evaluated: re-tokenising
+the model's own output can split it differently and silently throw the cache
+away. ``TokenLedger`` therefore keeps the ids of the last prompt and of the
+sampled output together with the bytes each one covers, and a new prompt
+reuses the longest run of those ids whose text it starts with; only the new
+suffix is tokenised.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from ..types import Completion
+from .base import BackendError
+from .stops import find_stop
+
+# --- pure bookkeeping -----------------------------------------------------------
+
+
+def common_prefix_len(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix (binary search over memcmp, fast for long prompts)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass
+class TokenLedger:
+    """Token ids of the last prompt + output, and the byte offset in ``text`` where each one ends.
+
+    ``exact`` is False when the ids' pieces do not spell ``text`` exactly (a
+    tokenizer that inserts a leading space, say); then nothing is reused by
+    text and llama.cpp's own token comparison is all that is left.
+    """
+
+    tokens: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    text: bytes = b""
+    exact: bool = True
+
+    def reusable(self, prompt: bytes) -> int:
+        """How many leading ids cover text that ``prompt`` starts with, ending on a UTF-8 boundary."""
+        if not self.exact or not self.tokens:
+            return 0
+        common = common_prefix_len(self.text, prompt)
+        k = bisect_right(self.ends, common)
+        while k > 0 and self.ends[k - 1] < len(prompt) and (prompt[self.ends[k - 1]] & 0xC0) == 0x80:
+            k -= 1  # never split a character between reused ids and the freshly tokenised suffix
+        return k
+
+    def covered(self, k: int) -> int:
+        """Bytes of text covered by the first ``k`` ids."""
+        return self.ends[k - 1] if k else 0
+
+
+# --- chat template --------------------------------------------------------------
+
+
+def render_chat_template(template: str, prompt: str, *, bos_token: str, eos_token: str) -> str:
+    """``prompt`` as one user message in the model's own chat template, with the assistant turn opened.
+
+    Rendered in Jinja's immutable sandbox: the template comes from the model
+    file, which is data, not code we trust.
+    """
+    import jinja2
+    import jinja2.ext
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    def raise_exception(message: str) -> None:
+        raise jinja2.TemplateError(message)
+
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
+    )
+    env.filters["tojson"] = lambda x, indent=None, **_: json.dumps(x, ensure_ascii=False, indent=indent)
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+    return env.from_string(template).render(
+        messages=[{"role": "user", "content": prompt}],
+        add_generation_prompt=True,
+        bos_token=bos_token,
+        eos_token=eos_token,
+    )
+
+
+# --- the backend ----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _captured_stderr_fd() -> Iterator[Callable[[], str]]:
+    """Capture what C code writes to file descriptor 2 (llama.cpp's grammar parser prints there)."""
+    import sys
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        text: list[str] = []
+        try:
+            yield lambda: "".join(text)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text.append(sink.read().decode("utf-8", "replace"))
+
+
+def _default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LlamaCppBackend:
+    """A local GGUF model through llama-cpp-python, keeping llama.cpp's prefix cache effective.
+
+    ``model`` is a path to a .gguf file or a catalog name (``smollm2``,
+    ``qwen``...). ``chat=None`` wraps prompts in the model's own chat template
+    when it has one (instruct models) and leaves them alone otherwise.
+    """
+
+    supports_grammar = True
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        chat: bool | None = None,
+        seed: int = 0,
+        verbose: bool = False,
+    ) -> None:
+        from ..models import ModelError, resolve_model
+
+        try:
+            self.model_path: Path = resolve_model(model)
+        except ModelError as exc:
+            raise BackendError(str(exc)) from exc
+        try:
+            import llama_cpp
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise BackendError(
+                "llama-cpp-python is not installed: pip install 'react-text[llama]'"
+            ) from exc
+        self._lib = llama_cpp
+        self.name = f"llama.cpp:{self.model_path.name}"
+        self.n_ctx = n_ctx
+        self.verbose = verbose
+        self._llm = self._load(n_ctx=n_ctx, n_threads=n_threads or _default_threads(), seed=seed)
+        if not verbose:
+            # Llama() resets this logger to ERROR; runtime problems become BackendErrors instead.
+            logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
+        self._vocab = self._llm._model.vocab
+        self.metadata: dict[str, str] = dict(self._llm.metadata)
+        self.chat_template: str | None = self.metadata.get("tokenizer.chat_template") or None
+        if chat and not self.chat_template:
+            raise BackendError(f"{self.model_path.name} has no chat template (tokenizer.chat_template); use chat=False")
+        self.chat: bool = bool(self.chat_template) if chat is None else chat
+        self._bos = self._llm.token_bos()
+        self._add_bos = bool(self._llm._model.add_bos_token()) and self._bos >= 0
+        self._pieces: dict[int, bytes] = {}
+        self._grammars: dict[str, Any] = {}
+        self._ledger = TokenLedger()
+        self._lock = threading.Lock()
+
+    def _load(self, *, n_ctx: int, n_threads: int, seed: int) -> Any:
+        llama_cpp = self._lib
+        evaluated = {"n": 0}
+
+        class _CountingLlama(llama_cpp.Llama):
+            """Counts the tokens llama.cpp is asked to decode: the truth about prefix reuse."""
+
+            def eval(self, tokens: Sequence[int]) -> None:
+                evaluated["n"] += len(tokens)
+                super().eval(tokens)
+
+        self._evaluated = evaluated
+        size = self.model_path.stat().st_size
+        try:
+            return _CountingLlama(
+                model_path=str(self.model_path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                seed=seed,
+                logits_all=False,
+                verbose=self.verbose,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise BackendError(
+                f"llama.cpp could not load {self.model_path} ({size} bytes): the file is damaged, truncated "
+                f"or not a model this llama.cpp supports ({exc})"
+            ) from exc
+
+    # -- protocol ------------------------------------------------------------------
+
+    def wrap_prompt(self, prompt: str) -> str:
+        if not self.chat or not self.chat_template:
+            return prompt
+        model = self._llm._model
+        try:
+            return render_chat_template(
+                self.chat_template,
+                prompt,
+                bos_token=model.token_get_text(self._bos) if self._bos >= 0 else "",
+                eos_token=model.token_get_text(self._llm.token_eos()),
+            )
+        except Exception as exc:  # jinja2 errors of every kind, from a template we did not write
+            raise BackendError(
+                f"the chat template in {self.model_path.name} failed to render ({exc}); use chat=False"
+            ) from exc
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        stop: Sequence[str] = (),
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int = 0,
+        grammar: str | None = None,
+    ) -> Completion:
+        if max_tokens < 1:
+            raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
+        stop = [s for s in stop if s]
+        with self._lock:
+            started = time.perf_counter()
+            compiled = self._grammar(grammar) if grammar is not None else None
+            prompt_bytes = prompt.encode("utf-8")
+            tick = time.perf_counter()
+            tokens, ends, exact, reused = self._plan(prompt_bytes)
+            model_seconds = time.perf_counter() - tick
+            if not tokens:
+                raise BackendError("the prompt is empty: there is nothing to continue")
+            if len(tokens) >= self.n_ctx:
+                raise BackendError(
+                    f"the prompt is {len(tokens)} tokens but the context window holds {self.n_ctx} "
+                    f"(n_ctx): shorten the prompt or load the model with a larger n_ctx"
+                )
+            budget = min(max_tokens, self.n_ctx - len(tokens))
+            try:
+                result = self._generate(tokens, stop, budget, temperature, seed, compiled)
+            except BackendError:
+                self._ledger = TokenLedger()
+                raise
+            except Exception as exc:  # llama.cpp decode failures surface as assorted exceptions
+                self._ledger = TokenLedger()
+                raise BackendError(f"llama.cpp failed while generating: {exc}") from exc
+            sampled, out, text, finish, evaluated, gen_seconds, perf = result
+            model_seconds += gen_seconds
+            offset = len(prompt_bytes)
+            sampled_ends = []
+            for token in sampled:
+                offset += len(self._piece(token))
+                sampled_ends.append(offset)
+            self._ledger = TokenLedger(tokens + sampled, ends + sampled_ends, prompt_bytes + out, exact)
+            extra: dict[str, Any] = {
+                "model_seconds": model_seconds,
+                "reused_tokens": len(tokens) - evaluated,
+                "ledger_reused_tokens": reused,
+                **perf,
+            }
+            if finish == "length" and budget < max_tokens and len(sampled) >= budget:
+                extra["context_full"] = True
+            return Completion(
+                text=text,
+                prompt_tokens=len(tokens),
+                completion_tokens=len(sampled),
+                evaluated_tokens=evaluated,
+                finish_reason=finish,
+                seconds=time.perf_counter() - started,
+                extra=extra,
+            )
+
+    # -- helpers -------------------------------------------------------------------
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` takes on its own (no BOS), for reports and budgets."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def close(self) -> None:
+        """Free the model now rather than at garbage collection."""
+        self._llm.close()
+
+    def __enter__(self) -> "LlamaCppBackend":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _piece(self, token: int) -> bytes:
+        """The bytes one token stands for (special tokens as their text, as tokenize(special=True) reads them)."""
+        piece = self._pieces.get(token)
+        if piece is None:
+            buf = bytes(64)
+            n = self._lib.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, True)
+            if n < 0:
+                buf = bytes(-n)
+                n = self._lib.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, True)
+            piece = self._pieces[token] = buf[: max(n, 0)]
+        return piece
+
+    def _tokenize(self, data: bytes) -> list[int]:
+        return list(self._llm.tokenize(data, add_bos=False, special=True)) if data else []
+
+    def _ends(self, tokens: list[int], start: int) -> list[int]:
+        ends, offset = [], start
+        for token in tokens:
+            offset += len(self._piece(token))
+            ends.append(offset)
+        return ends
+
+    def _plan(self, prompt: bytes) -> tuple[list[int], list[int], bool, int]:
+        """Token ids for ``prompt``: reused ids for the text the ledger already covers, fresh ids for the rest.
+
+        Returns the ids, the byte offset each ends at, whether those offsets
+        are exact, and how many ids came from the ledger.
+        """
+        ledger = self._ledger
+        k = ledger.reusable(prompt)
+        if k:
+            start = ledger.covered(k)
+            suffix = self._tokenize(prompt[start:])
+            suffix_ends = self._ends(suffix, start)
+            if not suffix or suffix_ends[-1] == len(prompt):
+                return ledger.tokens[:k] + suffix, ledger.ends[:k] + suffix_ends, True, k
+        tokens = self._tokenize(prompt)
+        lead: list[int] = []
+        if self._add_bos and (not tokens or tokens[0] != self._bos):
+            lead = [self._bos]
+        ends = [0] * len(lead) + self._ends(tokens, 0)
+        exact = (ends[-1] if ends else 0) == len(prompt) and b"".join(map(self._piece, tokens)) == prompt
+        return lead + tokens, ends, exact, 0
+
+    def _grammar(self, text: str) -> Any:
+        """A compiled GBNF grammar, checked once: llama.cpp would crash later on one it cannot parse."""
+        compiled = self._grammars.get(text)
+        if compiled is not None:
+            return compiled
+        if not text.strip():
+            raise BackendError("the grammar is empty; pass grammar=None for unconstrained output")
+        lib = self._lib
+        with _captured_stderr_fd() as said:
+            sampler = lib.llama_sampler_init_grammar(self._vocab, text.encode("utf-8"), b"root")
+        if not sampler:
+            reason = " ".join(said().split()) or "no reason given; is there a `root` rule?"
+            raise BackendError(f"llama.cpp could not parse the grammar: {reason[:500]}")
+        lib.llama_sampler_free(sampler)
+        from llama_cpp import LlamaGrammar
+
+        compiled = self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+        return compiled
+
+    def _generate(
+        self,
+        tokens: list[int],
+        stop: list[str],
+        budget: int,
+        temperature: float,
+        seed: int,
+        grammar: Any,
+    ) -> tuple[list[int], bytes, str, str, int, float, dict[str, float]]:
+        llm, lib = self._llm, self._lib
+        llm.set_seed(seed)
+        lib.llama_perf_context_reset(llm._ctx.ctx)
+        before = self._evaluated["n"]
+        evaluated: int | None = None
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+        longest_stop = max((len(s) for s in stop), default=0)
+        sampled: list[int] = []
+        out = bytearray()
+        text = ""
+        finish = "length"
+        model_seconds = 0.0
+        generator = llm.generate(
+            tokens, temp=temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0, grammar=grammar
+        )
+        try:
+            while True:
+                tick = time.perf_counter()
+                try:
+                    token = next(generator)
+                except StopIteration:
+                    finish = "stop"
+                    break
+                finally:
+                    model_seconds += time.perf_counter() - tick
+                if evaluated is None:
+                    evaluated = self._evaluated["n"] - before
+                if lib.llama_vocab_is_eog(self._vocab, token):
+                    finish = "stop"
+                    break
+                sampled.append(token)
+                piece = self._piece(token)
+                out += piece
+                scanned = len(text)
+                text += decoder.decode(piece)
+                if stop:
+                    hit = find_stop(text, stop, max(0, scanned - longest_stop + 1))
+                    if hit != -1:
+                        text = text[:hit]
+                        finish = "stop"
+                        break
+                if len(sampled) >= budget:
+                    break
+        finally:
+            generator.close()
+        data = lib.llama_perf_context(llm._ctx.ctx)
+        perf = {"prompt_eval_ms": float(data.t_p_eval_ms), "eval_ms": float(data.t_eval_ms)}
+        return sampled, bytes(out), text, finish, evaluated or 0, model_seconds, perf

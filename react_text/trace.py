@@ -1,0 +1,148 @@
+"""JSONL traces: one event per line, flushed as it happens.
+
+A run writes ``run_start``, then per model turn ``prompt``, ``model_turn``,
+``step``, ``decision`` and (when a tool runs) ``tool_call`` and
+``observation``, and finally ``run_end``. Each line is flushed (and, on
+request, fsync'd) before the loop goes on, so a crash or Ctrl-C loses at most
+the line being written; ``read_trace`` skips such a torn last line.
+
+The ``prompt`` events hold the full prompt text of the first turn and only the
+appended text after it, so ``prompts_from_events`` rebuilds every prompt
+exactly (the replay backend checks against them) without the trace growing
+quadratically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import IO, Any, Iterable, Iterator
+
+TIMING_KEYS = frozenset({"t", "seconds", "model_seconds", "tool_seconds", "engine_seconds", "wall_seconds"})
+"""Fields that legitimately differ between a run and its replay."""
+
+
+class TraceError(ValueError):
+    """A trace file that cannot be read (names the file and line)."""
+
+
+def to_jsonable(value: Any) -> Any:
+    """Dataclasses, tuples and odd objects as plain JSON data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+class TraceWriter:
+    """Appends events to a JSONL file, one flushed line each.
+
+    ``t`` on every event is seconds since the writer opened (from ``clock``),
+    so a trace reads as a timeline without wall-clock dates in every line.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False, clock: Any = None) -> None:
+        import time
+
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fsync = fsync
+        self._clock = clock or time.monotonic
+        self._t0 = self._clock()
+        self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")
+
+    @property
+    def closed(self) -> bool:
+        return self._file is None
+
+    def write(self, event: str, **data: Any) -> dict[str, Any]:
+        """Write one event line and flush it; returns the event as written."""
+        record = {"event": event, "t": round(self._clock() - self._t0, 6), **to_jsonable(data)}
+        if self._file is None:
+            raise ValueError(f"trace {self.path} is closed")
+        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._file.flush()
+        if self._fsync:
+            os.fsync(self._file.fileno())
+        return record
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> "TraceWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """All events of a trace; a torn last line (crash mid-write) is skipped.
+
+    A broken line anywhere else means the file is not a trace (or was edited)
+    and raises ``TraceError`` naming the line, rather than silently dropping
+    events from the middle of a run.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise TraceError(f"cannot read trace {p}: {exc.strerror or exc}") from None
+    lines = raw.split("\n")
+    events: list[dict[str, Any]] = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if _is_last(lines, i):
+                break
+            raise TraceError(f"{p}:{i}: not a JSON event ({exc.msg})") from None
+        if not isinstance(event, dict) or "event" not in event:
+            raise TraceError(f"{p}:{i}: not a trace event (no 'event' field)")
+        events.append(event)
+    return events
+
+
+def _is_last(lines: list[str], i: int) -> bool:
+    return all(not rest.strip() for rest in lines[i:])
+
+
+def prompts_from_events(events: Iterable[dict[str, Any]]) -> list[str]:
+    """Every prompt a run sent, rebuilt from the full first one plus deltas."""
+    prompts: list[str] = []
+    for e in events:
+        if e.get("event") != "prompt":
+            continue
+        if "text" in e:
+            prompts.append(e["text"])
+        elif prompts:
+            prompts.append(prompts[-1] + e.get("delta", ""))
+        else:
+            raise TraceError("trace has a prompt delta before any full prompt")
+    return prompts
+
+
+def iter_events(events: Iterable[dict[str, Any]], kind: str) -> Iterator[dict[str, Any]]:
+    return (e for e in events if e.get("event") == kind)
+
+
+def without_timings(value: Any) -> Any:
+    """The event data with timing fields removed, for comparing a replay with its recording."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k not in TIMING_KEYS}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value

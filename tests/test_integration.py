@@ -1,0 +1,95 @@
+"""The loop on real models through real llama.cpp.
+
+SmolLM2-135M is too small to be asked for right answers; its runs are checked
+for structure: they end within their limits with a status, the trace is
+complete, the prompt only grows, llama.cpp reuses the cached prefix, and every
+observation is what the tool really returns. The default model (Qwen2.5-Coder
+0.5B) must get a calculator question right, end to end.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from react_text.backends.replay import ReplayBackend
+from react_text.builtin_tools import calculator, current_time, default_tools
+from react_text.loop import STATUSES, Agent, Limits, RunTool
+from react_text.templates import load_template
+from react_text.tools import call_tool
+from react_text.trace import iter_events, prompts_from_events, read_trace, without_timings
+
+pytestmark = pytest.mark.model
+
+SMOL_LIMITS = Limits(max_steps=3, max_turn_tokens=64, timeout_s=120)
+
+
+@pytest.mark.parametrize("template_name,question", [
+    ("classic", "What is 37 * 91 + 12?"),
+    ("json", "What is 15% of 240?"),
+])
+def test_smollm2_run_is_well_formed(smol_backend, tmp_path, template_name, question):
+    template = load_template(template_name)
+    path = tmp_path / "smol.jsonl"
+    result = Agent(smol_backend, [calculator, current_time], template, limits=SMOL_LIMITS, trace=path).run(question)
+
+    assert result.status in STATUSES and result.status not in ("backend_error", "interrupted", "timeout")
+    assert 1 <= len(result.steps) <= SMOL_LIMITS.max_steps
+    assert result.answer.strip()
+
+    events = read_trace(path)
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "run_start" and kinds[-1] == "run_end"
+    assert kinds.count("model_turn") == len(result.steps)
+    assert events[-1]["status"] == result.status and events[-1]["answer"] == result.answer
+
+    prompts = prompts_from_events(events)
+    for n in range(1, len(prompts)):
+        prev = result.steps[n - 1]
+        assert prompts[n].startswith(prompts[n - 1] + prev.kept)
+        assert prompts[n] == prompts[n - 1] + prev.kept + template.observation(prev.observation_text, n)
+        # llama.cpp re-evaluated only the new text, not the whole prompt.
+        turn = result.steps[n]
+        assert turn.evaluated_tokens < turn.prompt_tokens
+
+    tools = {"calculator": calculator, "current_time": current_time}
+    for step in result.steps:
+        assert step.text.startswith(step.kept)  # the scratchpad keeps a prefix of what the model wrote
+        if isinstance(step.decision, RunTool):
+            assert step.observation is not None
+            if step.decision.action.tool == "calculator":
+                again = call_tool(calculator, step.decision.action.args)
+                assert step.observation.text == again.text and step.observation.code == again.code
+            else:
+                assert step.decision.action.tool in tools
+
+
+def test_real_run_replays_exactly_without_the_model(smol_backend, tmp_path):
+    template = load_template("classic")
+    path = tmp_path / "recorded.jsonl"
+    original = Agent(smol_backend, [calculator], template, limits=SMOL_LIMITS, trace=path).run(
+        "What is 1234 + 4321?")
+    replay_path = tmp_path / "replayed.jsonl"
+    replay = ReplayBackend.from_trace(path)
+    again = Agent(replay, [calculator], template, limits=SMOL_LIMITS, trace=replay_path).run("What is 1234 + 4321?")
+    assert replay.remaining == 0
+    assert again.status == original.status and again.answer == original.answer
+    assert [s.kept for s in again.steps] == [s.kept for s in original.steps]
+    assert [s.observation_text for s in again.steps] == [s.observation_text for s in original.steps]
+    recorded = [without_timings(e) for e in read_trace(path) if e["event"] not in ("run_start",)]
+    replayed = [without_timings(e) for e in read_trace(replay_path) if e["event"] not in ("run_start",)]
+    assert recorded == replayed
+
+
+def test_default_model_answers_a_calculator_question(qwen_backend, tmp_path):
+    path = tmp_path / "qwen.jsonl"
+    agent = Agent(qwen_backend, default_tools(), load_template("classic"),
+                  limits=Limits(max_steps=4, max_turn_tokens=128, timeout_s=300), trace=path)
+    result = agent.run("What is 37 * 91 + 12?")
+    assert result.status == "answered", result.answer
+    assert "3379" in result.answer.replace(",", "")
+    used = [s for s in result.steps if isinstance(s.decision, RunTool)]
+    assert used and used[0].decision.action.tool == "calculator"
+    assert any(s.observation is not None and s.observation.ok for s in used)
+    events = read_trace(path)
+    assert events[-1]["event"] == "run_end" and events[-1]["status"] == "answered"
+    assert list(iter_events(events, "observation"))

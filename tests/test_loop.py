@@ -1,0 +1,552 @@
+"""The loop on the scripted backend: every way a run ends, every fault it absorbs.
+
+The parser, templates and tools are the real ones; only the model is scripted.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import replace
+
+import pytest
+
+from react_text.backends.base import BackendError
+from react_text.backends.scripted import ScriptedBackend
+from react_text.dialects import format_action, format_final
+from react_text.loop import (
+    STATUSES,
+    Agent,
+    Finish,
+    Limits,
+    Retry,
+    RunState,
+    RunTool,
+    Stop,
+    StepRecord,
+    advance,
+    check_limits,
+    decide,
+    fingerprint,
+    kept_text,
+)
+from react_text.parser import parse
+from react_text.templates import load_template
+from react_text.tools import tool
+from react_text.types import Action, Observation, Step
+
+
+# --- helpers -----------------------------------------------------------------
+
+def act(tool_name: str, args, thought: str = "I should use a tool.") -> str:
+    """A model turn (the text after "Thought:") calling one tool, in the classic dialect."""
+    return f" {thought}\n{format_action('classic', tool_name, args)}"
+
+
+def final(answer: str, thought: str = "I know the answer now.") -> str:
+    return f" {thought}\n{format_final('classic', answer)}"
+
+
+class Calls:
+    """Counts tool calls (tools run in worker threads)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.log: list[tuple[str, object]] = []
+
+    def add(self, name: str, value: object) -> None:
+        with self.lock:
+            self.log.append((name, value))
+
+    def count(self, name: str) -> int:
+        return sum(1 for n, _ in self.log if n == name)
+
+
+@pytest.fixture
+def calls() -> Calls:
+    return Calls()
+
+
+@pytest.fixture
+def tools(calls: Calls):
+    @tool
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        calls.add("multiply", (a, b))
+        return a * b
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look a word up in a tiny dictionary."""
+        calls.add("lookup", query)
+        return {"cat": "a small feline", "dog": "a loyal canine"}.get(query.lower(), f"no entry for {query}")
+
+    return [multiply, lookup]
+
+
+@pytest.fixture(scope="module")
+def template():
+    return load_template("classic")
+
+
+def make_agent(turns, tools, template, limits=Limits(), **kw):
+    backend = kw.pop("backend", None) or ScriptedBackend(turns)
+    return Agent(backend, tools, template, limits=limits, **kw), backend
+
+
+# --- answered, and how the scratchpad grows ---------------------------------
+
+def test_two_step_run_answers_with_real_observation(tools, template, calls):
+    agent, backend = make_agent(
+        [act("multiply", {"a": "37", "b": 91}), final("3379")], tools, template
+    )
+    result = agent.run("What is 37 * 91?")
+    assert result.status == "answered" and result.ok
+    assert result.answer == "3379"
+    assert calls.log == [("multiply", (37, 91))]  # "37" coerced to 37 by the tools layer
+    first = result.steps[0]
+    assert isinstance(first.decision, RunTool) and first.action.tool == "multiply"
+    assert first.observation is not None and first.observation.ok and first.observation.text == "3367"
+    assert "3367" in backend.prompts[1]
+    assert result.totals.steps == 2
+    assert result.totals.completion_tokens == sum(s.completion_tokens for s in result.steps) > 0
+
+
+def test_prompt_only_appends_kept_turn_and_observation(tools, template):
+    agent, backend = make_agent(
+        [act("lookup", {"query": "cat"}), act("multiply", {"a": 6, "b": 7}), final("42")], tools, template
+    )
+    result = agent.run("Two things")
+    assert result.status == "answered"
+    p = backend.prompts
+    assert p[0] == template.render("Two things", list(agent.tools.values()))
+    for n in (1, 2):
+        rec = result.steps[n - 1]
+        assert p[n].startswith(p[n - 1] + rec.kept)
+        assert p[n] == p[n - 1] + rec.kept + template.observation(rec.observation_text, n)
+    # The kept turn is exactly what the model wrote, minus trailing whitespace.
+    assert result.steps[0].kept == act("lookup", {"query": "cat"}).rstrip()
+
+
+def test_wrap_prompt_applied_once_at_the_start(tools, template):
+    backend = ScriptedBackend([act("multiply", {"a": 2, "b": 3}), final("6")],
+                              wrap=lambda p: f"<|user|>{p}<|end|><|assistant|>")
+    agent, _ = make_agent(None, tools, template, backend=backend)
+    assert agent.run("2*3?").status == "answered"
+    assert all(p.startswith("<|user|>") for p in backend.prompts)
+    assert backend.prompts[1].count("<|user|>") == 1
+    assert backend.prompts[1].startswith(backend.prompts[0])
+
+
+def test_stop_sequences_and_turn_budget_are_passed(tools, template):
+    agent, backend = make_agent([final("ok")], tools, template, limits=Limits(max_turn_tokens=77))
+    agent.run("q")
+    call = backend.calls[0]
+    assert call.stop == tuple(template.stop)
+    assert "\nObservation:" in call.stop
+    assert call.max_tokens == 77
+    assert call.temperature == 0.0 and call.grammar is None
+
+
+def test_hallucinated_observation_is_cut_by_stop_and_never_reaches_the_prompt(tools, template, calls):
+    invented = act("multiply", {"a": 2, "b": 2}) + "\nObservation: 5\nThought: done\nFinal Answer: 5"
+    agent, backend = make_agent([invented, final("4")], tools, template)
+    result = agent.run("2*2?")
+    assert result.answer == "4"
+    assert "Observation: 5" not in backend.prompts[1]
+    assert "Observation: 4" in backend.prompts[1]
+
+
+def test_untrusted_tail_dropped_by_parser_when_stop_does_not_fire(tools, template, calls):
+    # No observation label (so no stop sequence fires), but a made-up final answer after the action.
+    sneaky = act("multiply", {"a": 3, "b": 3}) + "\nFinal Answer: 10"
+    agent, backend = make_agent([sneaky, final("9")], tools, template)
+    result = agent.run("3*3?")
+    assert result.status == "answered" and result.answer == "9"
+    assert calls.count("multiply") == 1
+    assert "Final Answer: 10" not in backend.prompts[1]
+    assert result.steps[0].kept == act("multiply", {"a": 3, "b": 3})
+
+
+def test_multi_action_turn_runs_only_the_first(tools, template, calls):
+    two = act("lookup", {"query": "dog"}) + "\n" + format_action("classic", "multiply", {"a": 1, "b": 2})
+    agent, backend = make_agent([two, final("a loyal canine")], tools, template)
+    result = agent.run("What is a dog?")
+    assert result.status == "answered"
+    assert calls.log == [("lookup", "dog")]
+    assert "multiply" not in result.steps[0].kept
+    assert backend.prompts[1].endswith(
+        result.steps[0].kept + template.observation("a loyal canine", 1)
+    )
+
+
+# --- every termination path ---------------------------------------------------
+
+def test_max_steps(tools, template):
+    turns = [act("multiply", {"a": i, "b": 2}) for i in range(10)]
+    agent, backend = make_agent(turns, tools, template, limits=Limits(max_steps=3))
+    result = agent.run("loop forever")
+    assert result.status == "max_steps"
+    assert len(backend.calls) == 3 and len(result.steps) == 3
+    assert "3 steps" in result.answer and "4" in result.answer  # last observation 2*2
+
+
+def test_max_tokens(tools, template):
+    turns = [act("multiply", {"a": i, "b": 2}) for i in range(10)]
+    first = template.render("q", tools)
+    budget = len(first.split()) + 5  # the first prompt nearly uses it up
+    agent, backend = make_agent(turns, tools, template, limits=Limits(max_total_tokens=budget))
+    result = agent.run("q")
+    assert result.status == "max_tokens"
+    assert len(backend.calls) == 1
+    assert backend.calls[0].max_tokens <= budget
+    assert str(budget) in result.reason
+
+
+def test_timeout_with_injected_clock(tools, template):
+    now = [0.0]
+
+    def clock() -> float:
+        return now[0]
+
+    def slow_turn(prompt: str) -> str:
+        now[0] += 50.0  # each model turn "takes" 50 s
+        return act("multiply", {"a": len(prompt) % 7, "b": 3})
+
+    agent, backend = make_agent([slow_turn] * 10, tools, template,
+                                limits=Limits(timeout_s=120), clock=clock)
+    result = agent.run("q")
+    assert result.status == "timeout"
+    assert len(backend.calls) == 3  # 50, 100 (< 120: go on), 150 → stop
+    assert result.totals.wall_seconds == 150.0
+    assert result.totals.model_seconds == 150.0
+
+
+def test_no_progress_nudges_then_stops(tools, template, calls):
+    same = act("lookup", {"query": "cat"})
+    agent, backend = make_agent([same, same, same, final("x")], tools, template)
+    result = agent.run("What is a cat?")
+    assert result.status == "no_progress"
+    assert calls.count("lookup") == 1  # the repeat is answered from memory, not re-run
+    nudge = result.steps[1].decision
+    assert isinstance(nudge, Retry) and nudge.reason == "no_progress"
+    assert "You already called lookup" in backend.prompts[2] and "a small feline" in backend.prompts[2]
+    assert len(backend.calls) == 3
+    assert "a small feline" in result.answer
+
+
+def test_repeat_after_new_call_is_nudged_again_not_stopped(tools, template, calls):
+    a = act("lookup", {"query": "cat"})
+    b = act("lookup", {"query": "dog"})
+    agent, _ = make_agent([a, a, b, a, final("done")], tools, template)
+    result = agent.run("q")
+    assert result.status == "answered"
+    assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Retry", "RunTool", "Retry", "Finish"]
+
+
+def test_format_errors_stop_after_the_cap(tools, template):
+    prose = " I think the answer is probably something."
+    agent, backend = make_agent([prose] * 5, tools, template, limits=Limits(max_format_errors=3))
+    result = agent.run("q")
+    assert result.status == "format_errors"
+    assert len(backend.calls) == 3
+    # Each error message was shown to the model as the observation.
+    err = result.steps[0].step.error
+    assert err is not None and err.message in backend.prompts[1]
+    assert result.answer.strip()
+
+
+def test_format_error_then_recovery(tools, template):
+    agent, backend = make_agent([" just chatting", final("fine")], tools, template)
+    result = agent.run("q")
+    assert result.status == "answered" and result.answer == "fine"
+    assert isinstance(result.steps[0].decision, Retry)
+    assert result.steps[0].decision.reason.startswith("format_error:")
+
+
+def test_unknown_tool_error_names_the_valid_tools(tools, template):
+    agent, backend = make_agent([act("calculate", {"x": 1}), final("ok")], tools, template)
+    result = agent.run("q")
+    assert result.status == "answered"
+    shown = result.steps[0].observation_text
+    assert "multiply" in shown and "lookup" in shown
+
+
+def test_tool_failures_stop_after_retries(template, calls):
+    @tool
+    def flaky(n: int) -> str:
+        """Always fails."""
+        calls.add("flaky", n)
+        raise RuntimeError(f"service down ({n})")
+
+    turns = [act("flaky", {"n": i}) for i in range(10)]
+    agent, backend = make_agent(turns, [flaky], template, limits=Limits(max_tool_retries=2))
+    result = agent.run("q")
+    assert result.status == "tool_failures"
+    assert calls.count("flaky") == 3  # first failure + 2 retries
+    assert len(backend.calls) == 3
+    assert "service down (2)" in result.answer
+
+
+def test_backend_error_status(tools, template):
+    agent, _ = make_agent([act("multiply", {"a": 1, "b": 1}), BackendError("server said 500")], tools, template)
+    result = agent.run("q")
+    assert result.status == "backend_error"
+    assert "server said 500" in result.answer and len(result.steps) == 1
+
+
+def test_script_exhausted_is_a_backend_error(tools, template):
+    agent, _ = make_agent([], tools, template)
+    result = agent.run("q")
+    assert result.status == "backend_error" and "exhausted" in result.answer
+
+
+def test_interrupted_in_model_turn(tools, template):
+    agent, _ = make_agent([act("multiply", {"a": 1, "b": 5}), KeyboardInterrupt()], tools, template)
+    result = agent.run("q")
+    assert result.status == "interrupted"
+    assert len(result.steps) == 1 and "5" in result.answer
+
+
+def test_interrupted_in_tool(template):
+    @tool
+    def boom(x: str) -> str:
+        """Simulates Ctrl-C while the tool runs."""
+        raise KeyboardInterrupt
+
+    agent, _ = make_agent([act("boom", {"x": "1"})], [boom], template)
+    result = agent.run("q")
+    assert result.status == "interrupted"
+
+
+def test_gave_up_after_two_empty_turns(tools, template):
+    agent, backend = make_agent(["", "   ", final("late")], tools, template)
+    result = agent.run("q")
+    assert result.status == "gave_up"
+    assert len(backend.calls) == 2 and result.answer.strip()
+
+
+def test_every_status_is_documented():
+    import react_text.loop as loop
+
+    for status in STATUSES:
+        assert f"``{status}``" in loop.__doc__
+
+
+# --- faults turned into observations ----------------------------------------
+
+def test_tool_raising_becomes_error_observation(template):
+    @tool
+    def divide(a: float, b: float) -> float:
+        """Divide a by b."""
+        return a / b
+
+    agent, backend = make_agent([act("divide", {"a": 1, "b": 0}), final("undefined")], [divide], template)
+    result = agent.run("1/0?")
+    assert result.status == "answered"
+    obs = result.steps[0].observation
+    assert obs is not None and not obs.ok and obs.code == "tool_error"
+    assert "ZeroDivisionError" in backend.prompts[1]
+    assert result.steps[0].observation_text.startswith("Error (tool_error)")
+
+
+def test_hanging_tool_times_out(template):
+    release = threading.Event()
+
+    @tool
+    def hang(x: str) -> str:
+        """Never returns on its own."""
+        release.wait(5)
+        return "late"
+
+    agent, backend = make_agent([act("hang", {"x": "1"}), final("gave up waiting")], [hang], template,
+                                limits=Limits(tool_timeout_s=0.2))
+    try:
+        result = agent.run("q")
+    finally:
+        release.set()
+    assert result.status == "answered"
+    obs = result.steps[0].observation
+    assert obs is not None and obs.code == "timeout"
+    assert "Error (timeout)" in backend.prompts[1]
+
+
+def test_megabyte_result_is_truncated(template):
+    @tool
+    def dump(x: str) -> str:
+        """Returns far too much."""
+        return "y" * 3_000_000
+
+    agent, backend = make_agent([act("dump", {"x": "1"}), final("too big")], [dump], template,
+                                limits=Limits(max_observation_chars=500))
+    result = agent.run("q")
+    obs = result.steps[0].observation
+    assert obs is not None and obs.truncated
+    assert len(obs.text) < 700
+    assert len(backend.prompts[1]) - len(backend.prompts[0]) < 1000
+
+
+def test_bad_arguments_become_observation(tools, template):
+    agent, backend = make_agent([act("multiply", {"a": "many", "b": 2}), final("?")], tools, template)
+    result = agent.run("q")
+    obs = result.steps[0].observation
+    assert obs is not None and obs.code == "bad_arguments"
+    assert "a" in result.steps[0].observation_text
+
+
+def test_cut_off_action_is_refused_as_truncated(tools, template, calls):
+    long_thought = " ".join(["word"] * 30)
+    cut = act("lookup", "cat and then some more words here", thought=long_thought)
+    agent, backend = make_agent([cut, final("ok")], tools, template, limits=Limits(max_turn_tokens=36))
+    result = agent.run("q")
+    assert backend.calls[0].max_tokens == 36
+    assert result.steps[0].finish_reason == "length"
+    assert result.steps[0].step.error is not None and result.steps[0].step.error.code == "truncated"
+    assert calls.count("lookup") == 0
+
+
+# --- the fake-success guard ----------------------------------------------------
+
+def test_require_observation_refuses_first_unsupported_answer(tools, template):
+    agent, backend = make_agent([final("12"), final("12")], tools, template,
+                                limits=Limits(require_observation=True))
+    result = agent.run("q")
+    assert result.status == "answered" and result.answer == "12"
+    assert isinstance(result.steps[0].decision, Retry)
+    assert result.steps[0].decision.reason == "needs_observation"
+    assert "no tool has given you a result" in backend.prompts[1]
+
+
+def test_require_observation_accepts_answer_after_real_observation(tools, template):
+    agent, backend = make_agent([act("multiply", {"a": 3, "b": 4}), final("12")], tools, template,
+                                limits=Limits(require_observation=True))
+    result = agent.run("q")
+    assert result.status == "answered" and len(backend.calls) == 2
+
+
+def test_guard_off_by_default_and_without_tools(template):
+    agent, _ = make_agent([final("hi")], [], template, limits=Limits(require_observation=True))
+    assert agent.run("q").status == "answered"
+
+
+# --- answer never empty ---------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "turns,limits",
+    [
+        ([" prose"] * 4, Limits(max_format_errors=2)),
+        ([act("lookup", {"query": str(i)}) for i in range(4)], Limits(max_steps=2)),
+        (["", ""], Limits()),
+        ([BackendError("")], Limits()),
+        ([KeyboardInterrupt()], Limits()),
+        ([final("   ")] * 3, Limits()),
+    ],
+)
+def test_answer_is_never_empty(tools, template, turns, limits):
+    agent, _ = make_agent(turns, tools, template, limits=limits)
+    result = agent.run("q")
+    assert result.status in STATUSES
+    assert result.answer.strip()
+
+
+# --- the pure parts ---------------------------------------------------------------
+
+def test_decide_is_pure_and_data_only():
+    state = RunState(limits=Limits(), tool_names=("lookup",))
+    step = parse('Thought: x\nAction: lookup\nAction Input: {"query": "cat"}', {"lookup": {}})
+    assert decide(state, step) == decide(state, step) == RunTool(step.actions[0])
+    fin = parse("Thought: done\nFinal Answer: 7")
+    assert decide(state, fin) == Finish("7")
+
+
+def test_fingerprint_canonical():
+    assert fingerprint(Action("lookup", {"query": "cat"})) == fingerprint(Action("lookup", " cat "))
+    assert fingerprint(Action("m", {"a": 1, "b": 2})) == fingerprint(Action("m", {"b": 2, "a": 1}))
+    assert fingerprint(Action("m", {"a": 1, "b": 2})) != fingerprint(Action("m", {"a": 2, "b": 1}))
+
+
+def test_retryable_failure_is_rerun_not_nudged():
+    action = Action("lookup", {"query": "cat"})
+    state = RunState(tool_names=("lookup",))
+    step = Step(text="", actions=(action,))
+    rec = StepRecord(1, "", "", step, RunTool(action),
+                     observation=Observation(False, "busy", "tool_error", retryable=True),
+                     observation_text="Error (tool_error): busy")
+    state = advance(state, rec)
+    assert decide(state, step) == RunTool(action)
+    assert state.failing_tool == "lookup" and state.tool_failures == 1
+
+
+def test_check_limits_order_and_values():
+    limits = Limits(max_steps=2, max_total_tokens=100, timeout_s=10)
+    assert check_limits(RunState(limits=limits), 0.0) is None
+    assert check_limits(RunState(limits=limits, steps=2), 0.0).status == "max_steps"
+    assert check_limits(RunState(limits=limits, tokens=100), 0.0).status == "max_tokens"
+    assert check_limits(RunState(limits=limits), 10.0).status == "timeout"
+    failing = RunState(limits=limits, failing_tool="t", tool_failures=3, steps=2)
+    assert check_limits(failing, 0.0).status == "tool_failures"
+
+
+def test_kept_text_cuts_at_end_and_first_action():
+    text = 'Thought: a\nAction: lookup\nAction Input: {"query": "x"}\nAction: lookup\nAction Input: {"query": "y"}'
+    step = parse(text, {"lookup": {}})
+    assert len(step.actions) == 2
+    kept = kept_text(step, len("Thought:"))
+    assert kept == ' a\nAction: lookup\nAction Input: {"query": "x"}'
+
+
+def test_limits_validate():
+    with pytest.raises(ValueError, match="max_steps"):
+        Limits(max_steps=0)
+    with pytest.raises(ValueError, match="timeout_s"):
+        Limits(timeout_s=0)
+
+
+# --- propose ---------------------------------------------------------------------
+
+def test_propose_returns_step_without_running_tools(tools, template, calls):
+    agent, backend = make_agent([act("multiply", {"a": 2, "b": 5})], tools, template)
+    step = agent.propose("2*5?")
+    assert step.ok and step.actions[0].tool == "multiply"
+    assert calls.log == [] and len(backend.calls) == 1
+
+
+def test_propose_retries_format_errors_then_gives_last(tools, template):
+    agent, backend = make_agent([" hmm", act("lookup", {"query": "cat"})], tools, template)
+    step = agent.propose("cat?")
+    assert step.ok and step.actions[0].args == {"query": "cat"}
+    assert len(backend.calls) == 2 and backend.prompts[1].startswith(backend.prompts[0])
+
+    agent, backend = make_agent([" hmm"] * 5, tools, template, limits=Limits(max_format_errors=2))
+    step = agent.propose("cat?")
+    assert step.error is not None and len(backend.calls) == 2
+
+
+def test_propose_continues_from_history(tools, template):
+    agent, backend = make_agent([final("a small feline")], tools, template)
+    history = [(Action("lookup", {"query": "cat"}), Observation(True, "a small feline"))]
+    step = agent.propose("What is a cat?", history=history)
+    assert step.final_answer == "a small feline"
+    prompt = backend.prompts[0]
+    assert prompt.startswith(template.render("What is a cat?", list(agent.tools.values())))
+    continued = prompt[len(template.render("What is a cat?", list(agent.tools.values()))):]
+    assert "lookup" in continued and template.observation("a small feline", 1) in continued
+    # What we wrote for the history reads back as that action.
+    replayed = parse(template.turn_prefix(1) + continued.split(template.observation("a small feline", 1))[0],
+                     {"lookup": {}})
+    assert replayed.actions and replayed.actions[0].tool == "lookup"
+
+
+# --- grammar hook ------------------------------------------------------------------
+
+def test_constrain_needs_a_grammar_backend(tools, template):
+    with pytest.raises(ValueError, match="grammar"):
+        Agent(ScriptedBackend([]), tools, template, constrain=True)
+
+
+def test_constrain_passes_grammar(tools, template):
+    backend = ScriptedBackend([final("ok")], supports_grammar=True)
+    agent = Agent(backend, tools, template, constrain=True)
+    agent.run("q")
+    grammar = backend.calls[0].grammar
+    assert grammar and "root" in grammar and "multiply" in grammar

@@ -1,0 +1,351 @@
+"""The function-calling shim: OpenAI chat + tools in, OpenAI tool_calls out.
+
+Conversions run on the scripted backend (it records every prompt), with the
+real parser, templates and tools; one test drives the real SmolLM2 model.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from react_text import tool_calls
+from react_text.backends.scripted import ScriptedBackend
+from react_text.shim import ShimRequestError, fold_messages, read_tool_choice, read_tools
+from react_text.templates import load_template
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "City name"}},
+            "required": ["city"],
+        },
+    },
+}
+CURRENCY = {
+    "type": "function",
+    "function": {
+        "name": "convert_currency",
+        "description": "Convert an amount of money between currencies.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "amount": {"type": "number"},
+                "source": {"type": "string", "enum": ["EUR", "USD", "GBP"]},
+                "target": {"type": "string", "enum": ["EUR", "USD", "GBP"]},
+            },
+            "required": ["amount", "source", "target"],
+        },
+    },
+}
+TOOLS = [WEATHER, CURRENCY]
+
+WEATHER_TURN = ' I need the weather first.\nAction: get_weather\nAction Input: {"city": "Paris"}'
+CURRENCY_TURN = (
+    ' Now the money.\nAction: convert_currency\nAction Input: {"amount": "20", "source": "EUR", "target": "USD"}'
+)
+
+
+def _user(text: str) -> list[dict]:
+    return [{"role": "system", "content": "Be brief."}, {"role": "user", "content": text}]
+
+
+def _tool_result(message: dict, *results: str) -> list[dict]:
+    return [
+        {"role": "tool", "tool_call_id": call["id"], "content": result}
+        for call, result in zip(message["tool_calls"], results)
+    ]
+
+
+def test_two_tool_conversation_round_trip() -> None:
+    backend = ScriptedBackend([
+        WEATHER_TURN + "\nObservation: Rainy, 3 C\nFinal Answer: made up",  # invented tail is cut by the stop
+        CURRENCY_TURN,
+        " I have both results.\nFinal Answer: Sunny, 21 C in Paris; 20 EUR is 21.60 USD.",
+    ])
+    messages = _user("What's the weather in Paris, and how much is 20 EUR in USD?")
+
+    first = tool_calls(messages, TOOLS, backend=backend)
+    assert first["finish_reason"] == "tool_calls"
+    message = first["message"]
+    assert message["role"] == "assistant" and message["content"] is None
+    (call,) = message["tool_calls"]
+    assert call["type"] == "function" and call["id"].startswith("call_")
+    assert call["function"]["name"] == "get_weather"
+    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
+    assert first["usage"]["total_tokens"] == first["usage"]["prompt_tokens"] + first["usage"]["completion_tokens"] > 0
+
+    messages += [message, *_tool_result(message, "Sunny, 21 C")]
+    second = tool_calls(messages, TOOLS, backend=backend)
+    (call2,) = second["message"]["tool_calls"]
+    assert call2["function"]["name"] == "convert_currency"
+    # the schema says number: "20" was coerced
+    assert json.loads(call2["function"]["arguments"]) == {"amount": 20, "source": "EUR", "target": "USD"}
+    assert call2["id"] != call["id"]
+
+    messages += [second["message"], *_tool_result(second["message"], "21.60 USD")]
+    third = tool_calls(messages, TOOLS, backend=backend)
+    assert third["finish_reason"] == "stop"
+    assert third["message"] == {"role": "assistant", "content": "Sunny, 21 C in Paris; 20 EUR is 21.60 USD."}
+
+    p1, p2, p3 = backend.prompts
+    # each prompt only appends to the last: llama.cpp keeps its prefix cache while the client loops
+    assert p2.startswith(p1) and p3.startswith(p2)
+    assert "What's the weather in Paris" in p1 and "get_weather" in p1 and "convert_currency" in p1
+    added = p2[len(p1):]
+    assert "Action: get_weather" in added and "Observation: Sunny, 21 C" in added
+    assert "Rainy" not in p2  # the model's invented observation never enters the scratchpad
+    assert "Observation: 21.60 USD" in p3[len(p2):]
+    assert p3.endswith("Thought:")
+    assert all(c.stop and "\nObservation:" in c.stop for c in backend.calls)
+
+
+def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
+    turn = (
+        " Two lookups.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"
+        "Action: get_weather\nAction Input: {\"city\": \"Oslo\"}"
+    )
+    backend = ScriptedBackend([turn, turn, " Done.\nFinal Answer: Paris is warmer."])
+    messages = _user("Is Paris or Oslo warmer today?")
+    out = tool_calls(messages, TOOLS, backend=backend)
+    calls = out["message"]["tool_calls"]
+    assert [json.loads(c["function"]["arguments"])["city"] for c in calls] == ["Paris", "Oslo"]
+    assert len({c["id"] for c in calls}) == 2
+
+    single = tool_calls(messages, TOOLS, backend=backend, parallel_tool_calls=False)
+    assert len(single["message"]["tool_calls"]) == 1
+
+    # results come back out of order; they are matched by tool_call_id
+    results = [
+        {"role": "tool", "tool_call_id": calls[1]["id"], "content": "Oslo: 2 C"},
+        {"role": "tool", "tool_call_id": calls[0]["id"], "content": "Paris: 21 C"},
+    ]
+    final = tool_calls(messages + [out["message"], *results], TOOLS, backend=backend)
+    assert final["message"]["content"] == "Paris is warmer."
+    last = backend.prompts[-1]
+    assert last.count("Action: get_weather") >= 2
+    assert last.index("Paris: 21 C") < last.index("Oslo: 2 C")
+
+
+def test_question_no_tool_fits_comes_back_as_plain_answer() -> None:
+    backend = ScriptedBackend([
+        " No tool is needed for this.\nFinal Answer: Gracias",
+        "Sure! The capital of France is Paris.",  # bare prose from a chat model counts as an answer
+    ])
+    out = tool_calls(_user('Translate "thank you" into Spanish.'), TOOLS, backend=backend)
+    assert out["finish_reason"] == "stop"
+    assert out["message"] == {"role": "assistant", "content": "Gracias"}
+    assert "tool_calls" not in out["message"]
+    prose = tool_calls(_user("What is the capital of France?"), TOOLS, backend=backend)
+    assert prose["finish_reason"] == "stop"
+    assert "Paris" in prose["message"]["content"]
+
+
+def test_format_error_is_retried_with_the_error_as_observation() -> None:
+    backend = ScriptedBackend([
+        ' Check it.\nAction: get_weather\nAction Input: {"town": "Paris", "days": 2}',  # wrong argument names
+        WEATHER_TURN,
+    ])
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
+    assert out["finish_reason"] == "tool_calls"
+    assert json.loads(out["message"]["tool_calls"][0]["function"]["arguments"]) == {"city": "Paris"}
+    assert out["format_errors"] == ["bad_arguments"]
+    first, second = backend.prompts
+    retry = second[len(first):]
+    assert "town" in retry and "city" in retry  # the model is told what was wrong and what is valid
+    assert "\nObservation:" in retry and retry.endswith("Thought:")
+    assert out["usage"]["prompt_tokens"] == sum(len(p.split()) for p in backend.prompts)
+
+
+def test_retries_are_bounded_then_a_plain_message_explains() -> None:
+    bad = " Hmm.\nAction: teleport\nAction Input: {\"to\": \"Mars\"}"
+    backend = ScriptedBackend([bad] * 5)
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, max_retries=2)
+    assert len(backend.calls) == 3
+    assert out["finish_reason"] == "stop"
+    assert "tool_calls" not in out["message"]
+    assert "teleport" in out["message"]["content"]
+    assert len(out["format_errors"]) == 3
+
+
+def test_tool_choice_none_refuses_calls() -> None:
+    backend = ScriptedBackend([WEATHER_TURN, " Answering from memory.\nFinal Answer: Probably mild."])
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, tool_choice="none")
+    assert out["message"]["content"] == "Probably mild."
+    assert out["format_errors"] == ["call_forbidden"]
+    assert "Do not call a tool" in backend.prompts[1]
+
+
+def test_tool_choice_required_forces_a_call() -> None:
+    backend = ScriptedBackend(["I think it is sunny.", " Fine.\nFinal Answer: sunny", WEATHER_TURN])
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, tool_choice="required")
+    assert out["finish_reason"] == "tool_calls"
+    assert out["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert len(out["format_errors"]) == 2
+    assert all(c.grammar is None for c in backend.calls)  # this backend has no grammar support
+
+
+def test_named_tool_choice_rejects_other_tools_and_uses_a_grammar_when_it_can() -> None:
+    backend = ScriptedBackend([WEATHER_TURN, CURRENCY_TURN], supports_grammar=True)
+    choice = {"type": "function", "function": {"name": "convert_currency"}}
+    out = tool_calls(_user("20 EUR in USD?"), TOOLS, backend=backend, tool_choice=choice)
+    assert out["message"]["tool_calls"][0]["function"]["name"] == "convert_currency"
+    assert out["format_errors"] == ["wrong_tool"]
+    grammar = backend.calls[0].grammar
+    assert grammar and "convert_currency" in grammar and "get_weather" not in grammar
+
+
+def test_constrain_needs_a_grammar_backend() -> None:
+    with pytest.raises(ValueError, match="grammar"):
+        tool_calls(_user("hi"), TOOLS, backend=ScriptedBackend([]), constrain=True)
+    backend = ScriptedBackend([WEATHER_TURN], supports_grammar=True)
+    tool_calls(_user("Weather?"), TOOLS, backend=backend, constrain=True)
+    assert "get_weather" in backend.calls[0].grammar and "Final Answer" in backend.calls[0].grammar
+
+
+@pytest.mark.parametrize("template", ["json", "call", "paper", "zh"])
+def test_other_dialects_round_trip(template: str) -> None:
+    tpl = load_template(template)
+    from react_text.dialects import format_action
+
+    turn = " Look it up.\n" + format_action(tpl.dialect, "get_weather", {"city": "Paris"}, 1)
+    backend = ScriptedBackend([turn, turn])
+    messages = _user("Weather in Paris?")
+    out = tool_calls(messages, TOOLS, backend=backend, template=template)
+    assert json.loads(out["message"]["tool_calls"][0]["function"]["arguments"]) == {"city": "Paris"}
+    messages += [out["message"], *_tool_result(out["message"], "Sunny")]
+    tool_calls(messages, TOOLS, backend=backend, template=tpl)
+    p1, p2 = backend.prompts
+    assert p2.startswith(p1) and "Sunny" in p2[len(p1):] and p2.endswith(tpl.turn_prefix(2))
+
+
+def test_multi_turn_chat_is_folded_into_context() -> None:
+    messages = [
+        {"role": "system", "content": "You answer travel questions."},
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "Sunny, 21 C"},
+        {"role": "assistant", "content": "It is sunny in Paris."},
+        {"role": "user", "content": [{"type": "text", "text": "And in Oslo?"}]},
+    ]
+    conversation = fold_messages(messages)
+    assert conversation.turns == ()  # the new user message starts a new question turn
+    q = conversation.question
+    assert conversation.instructions == "You answer travel questions." and "travel" not in q
+    assert q.startswith("Earlier in this conversation:")
+    assert "User: Weather in Paris?" in q and 'get_weather({"city": "Paris"}) and got: Sunny, 21 C' in q
+    assert "Assistant: It is sunny in Paris." in q
+    assert q.endswith("And in Oslo?") and q.index("Assistant:") < q.index("And in Oslo?")
+
+    backend = ScriptedBackend([' Oslo now.\nAction: get_weather\nAction Input: {"city": "Oslo"}'])
+    out = tool_calls(messages, TOOLS, backend=backend)
+    assert json.loads(out["message"]["tool_calls"][0]["function"]["arguments"]) == {"city": "Oslo"}
+    assert backend.prompts[0].startswith("You answer travel questions.\n\n")
+    assert backend.prompts[0].endswith("And in Oslo?\nThought:")
+
+
+def test_assistant_content_next_to_calls_is_the_thought_and_missing_results_are_marked() -> None:
+    messages = _user("Weather in Paris and Oslo?") + [
+        {"role": "assistant", "content": "Checking both cities.", "tool_calls": [
+            {"id": "p", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+            {"id": "o", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
+        {"role": "tool", "tool_call_id": "p", "content": "Sunny"},
+    ]
+    (turn,) = fold_messages(messages).turns
+    assert turn.thought == "Checking both cities."
+    assert turn.results == ("Sunny", "(no result was sent for this call)")
+
+
+@pytest.mark.parametrize(
+    "tools, fragment",
+    [
+        ({"name": "x"}, "must be a list"),
+        (["get_weather"], "tools[0] must be an object"),
+        ([{"type": "retrieval"}], "tools[0].type"),
+        ([{"type": "function"}], "tools[0].function"),
+        ([{"type": "function", "function": {"name": "get weather"}}], "function.name"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "array"}}}], "parameters.type"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": []}}}],
+         "properties"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}}}], "unknown parameters: b"),
+        ([WEATHER, WEATHER], "duplicate tool name"),
+    ],
+)
+def test_bad_tools_schemas_raise_clear_value_errors(tools: object, fragment: str) -> None:
+    backend = ScriptedBackend([])
+    with pytest.raises(ValueError) as info:
+        tool_calls(_user("hi"), tools, backend=backend)  # type: ignore[arg-type]
+    assert fragment in str(info.value)
+    assert backend.calls == []  # nothing reached the model
+
+
+def test_dict_type_parameters_are_accepted() -> None:
+    (tool,) = read_tools([{"type": "function", "function": {
+        "name": "lookup", "parameters": {"type": "dict", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}])
+    assert tool.name == "lookup" and "q" in tool.parameters["properties"]
+
+
+@pytest.mark.parametrize(
+    "messages, fragment",
+    [
+        ([], "non-empty list"),
+        ([{"role": "system", "content": "hi"}], "at least one 'user' message"),
+        ([{"role": "robot", "content": "hi"}], "messages[0].role"),
+        ([{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "1"}],
+         "must follow an assistant message"),
+        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], "only text content"),
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}],
+         "tool_calls[0].function.name"),
+    ],
+)
+def test_bad_messages_raise_clear_value_errors(messages: list, fragment: str) -> None:
+    with pytest.raises(ShimRequestError) as info:
+        fold_messages(messages)
+    assert fragment in str(info.value) and info.value.param
+
+
+def test_bad_tool_choice() -> None:
+    offered = read_tools(TOOLS)
+    assert read_tool_choice(None, offered).mode == "auto"
+    assert read_tool_choice({"type": "function", "function": {"name": "get_weather"}}, offered).name == "get_weather"
+    for bad, fragment in [("always", "tool_choice must be"), ({"type": "function", "function": {"name": "nope"}},
+                          "not in 'tools'")]:
+        with pytest.raises(ValueError, match=fragment):
+            read_tool_choice(bad, offered)
+    with pytest.raises(ValueError, match="at least one tool"):
+        read_tool_choice("required", ())
+
+
+@pytest.mark.model
+def test_real_smollm2_turn_has_openai_structure(smol_backend) -> None:
+    """Structure only: a 135M model's choice is not the point, the shape of the reply is."""
+    messages = _user("What's the weather like in Paris right now?")
+    out = tool_calls(messages, TOOLS, backend=smol_backend, max_tokens=48, max_retries=1)
+    message = out["message"]
+    assert message["role"] == "assistant"
+    assert out["finish_reason"] in ("tool_calls", "stop")
+    assert out["usage"]["prompt_tokens"] > 100 and out["usage"]["completion_tokens"] > 0
+    if out["finish_reason"] == "tool_calls":
+        assert message["content"] is None and message["tool_calls"]
+        for call in message["tool_calls"]:
+            assert call["function"]["name"] in ("get_weather", "convert_currency")
+            assert isinstance(json.loads(call["function"]["arguments"]), dict)
+    else:
+        assert isinstance(message["content"], str) and message["content"].strip()
+        assert "tool_calls" not in message
+
+    # forcing a call with the grammar always yields a schema-valid call
+    forced = tool_calls(messages, TOOLS, backend=smol_backend, tool_choice="required", max_tokens=48, max_retries=1)
+    assert forced["finish_reason"] == "tool_calls"
+    for call in forced["message"]["tool_calls"]:
+        args = json.loads(call["function"]["arguments"])
+        assert call["function"]["name"] in ("get_weather", "convert_currency")
+        if call["function"]["name"] == "get_weather":
+            assert isinstance(args["city"], str)
