@@ -304,12 +304,12 @@ def _check_tokens(text: str) -> None:
 def calculate(expression: str) -> str:
     """Evaluate arithmetic exactly where possible; raises only ``CalculatorError``."""
     if not isinstance(expression, str):
-        raise CalculatorError("the expression must be text, e.g. 37 * 91 + 12")
+        raise CalculatorError("the expression must be text, e.g. (4 + 6) * 2.5")
     if len(expression) > MAX_INPUT_CHARS:
         raise CalculatorError(f"the expression is too long ({len(expression)} characters)")
     text = _normalise(expression)
     if not text:
-        raise CalculatorError("the expression is empty; write one such as 37 * 91 + 12")
+        raise CalculatorError("the expression is empty; write one such as (4 + 6) * 2.5")
     if len(text) > MAX_EXPRESSION_CHARS:
         raise CalculatorError(f"the expression is too long ({len(text)} characters, limit {MAX_EXPRESSION_CHARS})")
     _check_tokens(text)
@@ -345,15 +345,15 @@ def format_number(value: Number) -> str:
     return format(value, ".10g")
 
 
-@tool(examples={"expression": "37 * 91 + 12"}, timeout=5.0)
+@tool(examples={"expression": "(4 + 6) * 2.5"}, timeout=5.0)
 def calculator(expression: str) -> str:
-    """Evaluate an arithmetic expression, such as 37 * 91 + 12 or sqrt(2) ** 3.
+    """Evaluate an arithmetic expression, such as (4 + 6) * 2.5 or sqrt(2) ** 3.
 
     Supports + - * / // % ** (or ^), parentheses, sqrt, abs, round, min, max,
     floor, ceil, log, exp, sin, cos, tan, pi and e.
 
     Args:
-        expression: the arithmetic to evaluate, e.g. 37 * 91 + 12
+        expression: the arithmetic to evaluate, e.g. (4 + 6) * 2.5
     """
     return calculate(expression)
 

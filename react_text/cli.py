@@ -227,7 +227,7 @@ def _sample_tools(corpus: str | None) -> list:
     from .builtin_tools import default_tools
 
     if corpus is None:
-        bundled = importlib.resources.files("react_text.suites") / "corpus"
+        bundled = importlib.resources.files("react_text.suite_data") / "corpus"
         corpus = str(bundled) if bundled.is_dir() else None
     return default_tools(corpus)
 

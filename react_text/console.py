@@ -102,10 +102,9 @@ class Console:
 
     def _on_decision(self, e: dict[str, Any]) -> None:
         d = e.get("decision") or {}
+        # Format errors were printed with the step, and a stop is printed by run_end.
         if d.get("kind") == "retry" and not str(d.get("reason", "")).startswith("format_error"):
             self._line("error", "Nudge:", _clip(str(d.get("observation", "")), self.max_chars))
-        elif d.get("kind") == "stop":
-            self._line("stopped", f"Stopped ({d.get('status')}):", str(d.get("reason", "")))
 
     def _on_observation(self, e: dict[str, Any]) -> None:
         obs = e.get("observation") or {}

@@ -117,9 +117,14 @@ def format_final(dialect: str, answer: str, n: int = 1) -> str:
     raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
 
 
+def _label(label: str, text: str) -> str:
+    """A label and its text; a full-width colon takes no space after it."""
+    return f"{label}{text}" if label.endswith("：") else f"{label} {text}"
+
+
 def format_thought(dialect: str, thought: str, n: int = 1) -> str:
-    return f"{DIALECTS[dialect].thought.format(n=n)} {thought}"
+    return _label(DIALECTS[dialect].thought.format(n=n), thought)
 
 
 def format_observation(dialect: str, text: str, n: int = 1) -> str:
-    return f"{DIALECTS[dialect].observation.format(n=n)} {text}"
+    return _label(DIALECTS[dialect].observation.format(n=n), text)

@@ -14,7 +14,7 @@ The grammar covers the completion as generated *after* the template's turn prefi
 
 Grammar sampling is slow in llama.cpp (every candidate token is checked against every
 live parse stack), so the grammar is kept small: only the offered tools, shared rules
-for strings and numbers, bounded repetition, ASCII-only character classes.
+for strings and numbers, bounded repetition, small character classes.
 
 What a turn may contain, by design:
 
@@ -69,6 +69,9 @@ DEFAULT_MAX_ITEMS = 16
 _MAX_WS = 20
 """Whitespace run allowed between JSON tokens: enough for indented JSON, short
 enough that a model stuck on newlines is forced on."""
+
+_MAX_INLINE_WS = 4
+"""The paper dialect writes its call on one line, so its JSON has no newlines."""
 
 _FINAL_TOOL = "Final Answer"
 _DIALECTS = ("classic", "json", "call", "paper", "zh")
@@ -132,7 +135,6 @@ _TYPE_SYNONYMS = {
 }
 
 _PRIMITIVE_RULES = {
-    "ws": f"[ \\t\\n]{{0,{_MAX_WS}}}",
     "hex": "[0-9a-fA-F]",
     "char": (
         '[^"\\\\\\x7F\\x00-\\x1F] | "\\\\" ( ["\\\\bfnrt] | "u" '
@@ -175,17 +177,28 @@ def _tool_specs(tools: Any) -> list[_ToolSpec]:
     return specs
 
 
-def _final_names() -> frozenset[str]:
-    """Names the parser reads as "final answer"; a tool may not take one of them."""
-    try:
-        from .parser import FINAL_NAMES
-    except ImportError:  # parser not landed yet: the agreed core names
-        FINAL_NAMES = ("final answer", "final_answer", "finish", "answer")
-    return frozenset(_norm(name) for name in FINAL_NAMES)
+def _check_names(specs: list[_ToolSpec]) -> None:
+    """Every tool name must be writable and must read back as itself through the parser."""
+    from .parser import FINAL_NAMES, match_tool
+
+    names = [spec.name for spec in specs]
+    finals = {_fold(name) for name in FINAL_NAMES}
+    for name in names:
+        if not name or not set(name) <= _NAME_CHARS or not name[0].isalnum() or name[-1] == ".":
+            raise GrammarError(
+                f"tool name {name!r} cannot be written in a text protocol; start with a letter or digit, "
+                "then use letters, digits, '_', '-' or '.'")
+        if _fold(name) in finals:
+            raise GrammarError(f"tool name {name!r} means 'final answer' to the parser; rename the tool")
+        if names.count(name) > 1:
+            raise GrammarError(f"tool {name!r} is offered twice")
+        if match_tool(name, names)[0] != name:
+            raise GrammarError(f"tool name {name!r} is too close to another tool's name to be told apart")
 
 
-def _norm(name: str) -> str:
-    return name.strip().lower().replace("-", " ").replace("_", " ")
+def _fold(name: str) -> str:
+    """Case and separators folded away, as the parser compares tool names."""
+    return "".join(ch for ch in name.casefold() if ch not in " \t\n_-")
 
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
@@ -197,8 +210,9 @@ _RESERVED = frozenset({"root", "value", "object", "array", "py-value"})
 class _Builder:
     """Accumulates named rules; identical bodies share one rule."""
 
-    def __init__(self, *, max_string_chars: int, max_items: int) -> None:
+    def __init__(self, *, max_string_chars: int, max_items: int, multiline: bool) -> None:
         self.rules: dict[str, str] = {}
+        self.ws_body = f"[ \\t\\n]{{0,{_MAX_WS}}}" if multiline else f"[ \\t]{{0,{_MAX_INLINE_WS}}}"
         self._by_body: dict[str, str] = {}
         self._by_schema: dict[tuple[str, bool], str] = {}
         self.max_string_chars = max_string_chars
@@ -207,7 +221,7 @@ class _Builder:
     # rule bookkeeping -----------------------------------------------------------------
     def prim(self, name: str) -> str:
         if name not in self.rules:
-            self.rules[name] = _PRIMITIVE_RULES[name]
+            self.rules[name] = self.ws_body if name == "ws" else _PRIMITIVE_RULES[name]
             for dep in ("hex",) if name == "char" else ():
                 self.prim(dep)
         return name
@@ -218,7 +232,7 @@ class _Builder:
         base = "".join(c if c.isascii() and c.isalnum() else "-" for c in hint).strip("-").lower()
         base = base or "r"
         name, n = base, 2
-        while name in self.rules or name in _PRIMITIVE_RULES or name in _RESERVED:
+        while name in self.rules or name in _PRIMITIVE_RULES or name in _RESERVED or name == "ws":
             name, n = f"{base}-{n}", n + 1
         self.rules[name] = body
         self._by_body[body] = name
@@ -394,15 +408,23 @@ def _bare_safe(text: str) -> bool:
         bool(text)
         and text == text.strip()
         and not any(c in _BARE_BAD for c in text)
-        and text[0] not in "\"'"
+        and text[0] not in "\"'.…<*_["
         and text.isprintable()
     )
 
 
+_PLACEHOLDER_STARTS = ".…<*_\\[\"'"
+
+
 def _trimmed_line(banned: str, high: int, first_extra: str = "") -> str:
-    """GBNF for 1..``high`` characters on one line, none of ``banned``, no space at either end."""
+    """GBNF for 1..``high`` characters on one line, none of ``banned``, no space at either end.
+
+    The first character is never one that opens a template placeholder the parser
+    refuses as content (``...``, ``…``, ``<tool>``, ``[a, b]``, also behind ``*``, ``_`` or
+    quotes; after a full-width colon the parser reads ``*``/``_`` as markdown).
+    """
     edge = f"[^ \\t\\n\\r{banned}]"
-    first = f"[^ \\t\\n\\r{banned}{first_extra}]"
+    first = f"[^ \\t\\n\\r{banned}{_PLACEHOLDER_STARTS}{first_extra}]"
     if high <= 1:
         return first
     middle = f"[^\\n\\r{banned}]"
@@ -464,7 +486,7 @@ class _TurnBuilder:
             return None
         high = schema.get("maxLength")
         high = min(high, self.b.max_string_chars) if isinstance(high, int) and high > 0 else self.b.max_string_chars
-        body = _trimmed_line("{}`\\[\\]", high, first_extra="\"'")
+        body = _trimmed_line("{}`\\[\\]", high)
         return self.b.rule("bare-text" if high == self.b.max_string_chars else f"bare-text-{high}", body)
 
     def positional(self, spec: _ToolSpec) -> str | None:
@@ -535,7 +557,9 @@ class _TurnBuilder:
         if d == "paper":
             return b.rule("final", f'"Finish[" {self.answer()} "]"')
         ws = b.ws()
-        text = b.string(1, self.max_answer)
+        b.prim("char")
+        first = f"[^\"\\\\\\x7F\\x00-\\x20{{}}{_PLACEHOLDER_STARTS}]"
+        text = b.rule("answer-string", f'"\\"" {first} {_rep("char", 0, self.max_answer - 1)} "\\""'.replace("  ", " "))
         return b.rule("final", f'{_lit(json.dumps(_FINAL_TOOL))} {ws} "," {ws} "\\"action_input\\"" {ws} ":" {ws} {text}')
 
     def turn(self, allow_final: bool) -> str:
@@ -582,20 +606,10 @@ def build_grammar(
         if not isinstance(value, int) or value < low:
             raise GrammarError(f"{label} must be an integer >= {low}, got {value!r}")
     specs = _tool_specs(tools)
-    finals = _final_names()
-    seen: set[str] = set()
-    for spec in specs:
-        if not spec.name or not set(spec.name) <= _NAME_CHARS:
-            raise GrammarError(
-                f"tool name {spec.name!r} cannot be written in a text protocol; use letters, digits, '_', '-' or '.'")
-        if _norm(spec.name) in finals:
-            raise GrammarError(f"tool name {spec.name!r} means 'final answer' to the parser; rename the tool")
-        if spec.name in seen:
-            raise GrammarError(f"tool {spec.name!r} is offered twice")
-        seen.add(spec.name)
+    _check_names(specs)
     if not specs and not allow_final:
         raise GrammarError("no tools and no final answer: the grammar would admit nothing")
-    b = _Builder(max_string_chars=max_string_chars, max_items=max_items)
+    b = _Builder(max_string_chars=max_string_chars, max_items=max_items, multiline=dialect != "paper")
     turn = _TurnBuilder(dialect, specs, b, max_thought_chars, max_answer_chars).turn(allow_final)
     lines = [f"root ::= {turn}"]
     lines += [f"{name} ::= {body}" for name, body in b.rules.items()]

@@ -32,6 +32,7 @@ Boundary = Callable[[str, int], bool]
 value (a label line such as ``Observation:`` or a closing code fence)."""
 
 _STRICT = json.JSONDecoder(strict=False)
+_FAST_WINDOW = 8192
 _WS = regex.compile(r"[\s\u3000]*")
 _DQ_CHUNK = regex.compile(r'[^"\\]*')
 _SQ_CHUNK = regex.compile(r"[^'\\]*")
@@ -448,10 +449,14 @@ def read_value(text: str, pos: int, *, boundary: Optional[Boundary] = None,
     """
     limit = len(text) if stop is None else min(stop, len(text))
     if pos < limit and text[pos] in '{["':
+        # json's errors count the lines before the failure, so decode a bounded
+        # window: a failure then costs O(window), not O(offset), and a longer
+        # value simply takes the lenient path.
+        window = text[pos:min(limit, pos + _FAST_WINDOW)]
         try:
-            value, end = _STRICT.raw_decode(text, pos)
-            if end <= limit and not _too_deep(value, max_depth):
-                return Value(value, pos, end)
+            value, end = _STRICT.raw_decode(window, 0)
+            if not _too_deep(value, max_depth):
+                return Value(value, pos, pos + end)
         except (ValueError, RecursionError):
             pass
     reader = _Reader(text, pos, boundary, max_depth, limit)

@@ -240,10 +240,7 @@ def _format_error_decision(state: RunState, error: FormatError) -> Decision:
     if error.code == "empty" and state.empty_turns >= 1:
         return Stop("gave_up", "the model wrote nothing in two turns in a row")
     if state.format_errors + 1 >= state.limits.max_format_errors:
-        return Stop(
-            "format_errors",
-            f"{state.format_errors + 1} unusable turns in a row; last: {error.code}: {error.message}",
-        )
+        return Stop("format_errors", f"{state.format_errors + 1} unusable turns in a row (the last: {error.code})")
     return Retry(error.message, f"format_error:{error.code}")
 
 

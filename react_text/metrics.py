@@ -27,7 +27,9 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if successes == 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes == n else min(1.0, max(p, centre + half))
+    return (low, high)
 
 
 def cell_key(record: Mapping) -> tuple[str, str, bool]:

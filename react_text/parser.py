@@ -44,9 +44,10 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Iterator, Optional, Union
 
 import regex
 
@@ -71,6 +72,7 @@ ERROR_CODES: tuple[str, ...] = (
 MAX_ACTIONS = 32
 """More actions than this in one turn are dropped (repair ``too_many_actions``)."""
 
+_MAX_NAME = 100  # longer "tool names" are sentences: no folding or fuzzy matching on them
 _TIMEOUT = 0.5  # seconds; a last guard on regex searches over long lines, not the design
 
 # --- labels -----------------------------------------------------------------------
@@ -91,30 +93,18 @@ _LABEL = regex.compile(
     _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + "[*_]{0,3}",
     regex.IGNORECASE,
 )
-_LABEL_WORDS = "(?:" + "|".join(p for _, p in _LABEL_KINDS) + ")"
-_LABEL_LINE = regex.compile(r"(?m)^" + _DECORATION + _LABEL_WORDS + _AFTER_WORD, regex.IGNORECASE)
-_BOUNDARY_LINE = regex.compile(r"(?m)^(?:" + _DECORATION + _LABEL_WORDS + _AFTER_WORD + r"|[ \t]{0,12}```)",
-                               regex.IGNORECASE)
-_BLOCK_END = regex.compile(r"(?m)^[ \t\r]*$|^" + _DECORATION + _LABEL_WORDS + _AFTER_WORD, regex.IGNORECASE)
-# Where something may start: a label line, a JSON blob at a line start (bare,
-# fenced or in <tool_call>), or an action-shaped object inside prose. The
-# reader jumps from candidate to candidate, so prose costs only this search.
-_CANDIDATE = regex.compile(
-    r"(?m)^" + _DECORATION + _LABEL_WORDS + _AFTER_WORD
-    + r"|^[ \t>]{0,12}(?:\{|\[[ \t\r\n]{0,20}\{|```[^\n`]{0,30}\n[ \t\r\n]{0,80}[\{\[])"
-    + r"|<tool_call>"
-    + r"|\{[ \t]{0,4}[\"']?(?:action|tool|tool_name|name|function|tool_calls|final_answer)[\"']?[ \t]{0,4}[:：]",
-    regex.IGNORECASE,
-)
+_LABEL_STARTS = frozenset("aAtToOqQfFiI行动操思想观结问最答输参")
+_DECORATION_CHARS = " \t>#*_-"
+_BLOB_HEADS = frozenset("{[`")
+_CHUNK = 32768
 _NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
+_ANY_SPACE = regex.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
-_MIDLINE_STOP = regex.compile(
-    r"(?<!\w)(?:observation|obs|thought|final answer|question|观察|思考|最终答案)"
-    r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]",
-    regex.IGNORECASE,
-)
+_MIDLINE_WORDS = ("Observation", "observation", "OBSERVATION", "Obs:", "Thought", "thought", "Final Answer",
+                  "final answer", "Question", "观察", "思考", "最终答案")
+_MIDLINE_AFTER = regex.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
 _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 _ACTIONISH = regex.compile(
     r"[\{\[][ \t\r\n]{0,40}[\{]?[ \t\r\n]{0,40}[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
@@ -146,15 +136,19 @@ _PLACEHOLDER_FORMS = regex.compile(
 )
 
 
+_PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
+
+
 def _is_placeholder(value: str) -> bool:
     """True when ``value`` is a template instruction echoed back rather than content."""
-    s = value.strip().strip("`\"'*").strip()
-    if not s or len(s) > 200:
+    if len(value) > 400:
         return False
-    if _PLACEHOLDER_FORMS.fullmatch(s):
+    s = value.strip().strip("`\"'*").strip()
+    if not s:
+        return False
+    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s):
         return True
-    low = s.casefold()
-    return any(p in low for p in _PLACEHOLDER_PHRASES)
+    return _PLACEHOLDER_PHRASE.search(s) is not None
 
 
 # --- tools ------------------------------------------------------------------------------
@@ -175,7 +169,7 @@ def _clean_name(raw: str) -> str:
 
 
 def _is_final_name(name: str) -> bool:
-    return _fold(name) in _FINAL_KEYS
+    return len(name) <= 40 and _fold(name) in _FINAL_KEYS
 
 
 _FINAL_KEYS = frozenset(_fold(n) for n in FINAL_NAMES)
@@ -200,13 +194,15 @@ class _Toolset:
     def lookup(self, name: str) -> Optional[str]:
         if name in self.names:
             return name
+        if len(name) > _MAX_NAME:
+            return None
         folded, keys = self._index
         return folded.get(name.casefold()) or keys.get(_fold(name))
 
     def suggest(self, name: str) -> Optional[str]:
         import difflib
 
-        key = _fold(name)
+        key = _fold(name[:_MAX_NAME * 10])
         if not key or not self.names:
             return None
         by_key = {_fold(n): n for n in self.names}
@@ -291,11 +287,12 @@ def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]
 class _TurnError(Exception):
     """A format error found while reading; ``end`` is where the loop should cut the turn."""
 
-    def __init__(self, code: str, message: str, end: Optional[int] = None) -> None:
+    def __init__(self, code: str, message: str, end: Optional[int] = None, *, no_tool: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.end = end
+        self.no_tool = no_tool  # "Action: None": the model says it needs no tool
 
 
 @dataclass(frozen=True)
@@ -307,6 +304,8 @@ class _Call:
     start: int
     end: int
     thought: Optional[str] = None
+    tool: Optional[str] = None
+    """The canonical tool, when the reader already checked the name."""
 
 
 @dataclass(frozen=True)
@@ -346,6 +345,11 @@ def _example(ts: Optional[_Toolset], tool: Optional[str] = None) -> str:
 
 def _msg_empty(ts: Optional[_Toolset]) -> str:
     return f"Your reply was empty. Write a thought and then an action, e.g.\nThought: I should look this up.\n{_example(ts)}"
+
+
+def _msg_untrusted(ts: Optional[_Toolset]) -> str:
+    return ("Do not write the Observation or a new Question yourself; the tool result comes back to you. "
+            f"Write only your next step, e.g.\nThought: I should look this up.\n{_example(ts)}")
 
 
 def _msg_no_action(ts: Optional[_Toolset]) -> str:
@@ -414,6 +418,8 @@ class _Turn:
         self.final_end = 0
         self.blob_thought: Optional[str] = None
         self.stray_input = False
+        self.blob_line = 0
+        self.stopped_at: Optional[int] = None
 
     # --- lines and labels ---------------------------------------------------------
     def line_end(self, i: int) -> int:
@@ -429,14 +435,68 @@ class _Turn:
         """(kind, content start) when the line starting at ``i`` opens with a label."""
         if i >= self.limit:
             return None
-        m = _LABEL.match(self.text, i, self.line_end(i) if end is None else end)
+        le = self.line_end(i) if end is None else end
+        head = self.text[i:min(le, i + 16)].lstrip(_DECORATION_CHARS)
+        if not head or head[0] not in _LABEL_STARTS:  # cheap first-letter filter
+            return None
+        m = _LABEL.match(self.text, i, le)
         if m is None:
             return None
         return m.lastgroup or "", m.end()
 
+    def is_fence(self, i: int, le: int) -> bool:
+        return self.text.startswith("```", self.first_char(i, min(le, i + 12)))
+
     def is_boundary(self, text: str, line_start: int) -> bool:
         """A line that ends an unclosed value: a label or a code fence."""
-        return _BOUNDARY_LINE.match(text, line_start, self.limit) is not None
+        le = self.line_end(line_start)
+        return self.label(line_start, le) is not None or self.is_fence(line_start, le)
+
+    def find_line(self, i: int, *, fence: bool = False, blank: bool = False) -> int:
+        """Start of the first line from line start ``i`` that is a label (or a fence / blank line)."""
+        text = self.text
+        while i < self.limit:
+            le = self.line_end(i)
+            if blank and not text[i:le].strip():
+                return i
+            if self.label(i, le) is not None or (fence and self.is_fence(i, le)):
+                return i
+            i = le + 1
+        return self.limit
+
+    def blob_start(self, i: int, le: int) -> int:
+        """Where a JSON action may start on the line at ``i`` (-1 if nowhere).
+
+        At the line start: ``{``, ``[{``, a ``` fence holding JSON, ``<tool_call>``;
+        inside prose: an object whose first key names a tool, or ``<tool_call>``.
+        """
+        text = self.text
+        seg = text[i:min(le, i + 64)]
+        rest = seg.lstrip(" \t>")
+        p = i + len(seg) - len(rest)
+        if rest:
+            ch = rest[0]
+            if ch == "{":
+                return p
+            if ch == "[":
+                return p if text[p + 1:p + 24].lstrip()[:1] == "{" else -1
+            if ch == "`" and rest.startswith("```"):
+                after = text[p + 3:le].strip()
+                if after[:1] in ("{", "["):
+                    return p
+                if after.isidentifier() or not after:  # ```json, then the JSON on the next lines
+                    return p if text[le + 1:le + 81].lstrip()[:1] in ("{", "[") else -1
+                return -1
+            if ch == "<" and rest.startswith("<tool_call>"):
+                return p
+        k = text.find("{", p, le)
+        tries = 0
+        while k >= 0 and tries < 4:
+            if _ACTIONISH.match(text, k, min(k + 200, self.limit)):
+                return k
+            k = text.find("{", k + 1, le)
+            tries += 1
+        return text.find("<tool_call>", p, le)
 
     def skip_blank_lines(self, i: int) -> int:
         """Start of the first non-blank line at or after line start ``i`` (``limit`` if none)."""
@@ -453,7 +513,15 @@ class _Turn:
         return i
 
     def rstrip_end(self, start: int, end: int) -> int:
-        return start + len(self.text[start:end].rstrip())
+        """``end`` moved back over whitespace (not before ``start``), a window at a time."""
+        text = self.text
+        while end > start:
+            window = text[max(start, end - 256):end]
+            kept = window.rstrip()
+            if kept:
+                return end - len(window) + len(kept)
+            end -= len(window)
+        return start
 
     def starts_blob(self, i: int) -> bool:
         c = self.first_char(i, self.line_end(i))
@@ -465,61 +533,91 @@ class _Turn:
                 self.repairs.append(r)
 
     # --- the walk ---------------------------------------------------------------------
+    def candidate_lines(self) -> Iterator[int]:
+        """Offsets of the lines that may hold a label or a JSON action, in order.
+
+        A chunk at a time, ``split`` and a comprehension of C-level tests pick
+        them, so plain prose costs no Python work per line.
+        """
+        text, limit = self.text, self.limit
+        chunk_start = 0
+        while chunk_start < limit:
+            cut = text.find("\n", min(chunk_start + _CHUNK, limit), limit)
+            chunk_end = limit if cut < 0 else cut
+            lines = text[chunk_start:chunk_end].split("\n")
+            picked = [k for k, line in enumerate(lines)
+                      if line[:16].lstrip(_DECORATION_CHARS)[:1] in _LABEL_STARTS
+                      or ("{" in line and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line
+                                           or "{'" in line or "{ " in line or "<tool_call>" in line))]
+            line_no, offset = 0, chunk_start
+            for k in picked:
+                offset += sum(map(len, lines[line_no:k])) + (k - line_no)
+                line_no = k
+                yield offset
+            chunk_start = chunk_end + 1
+
     def read(self) -> _Reading:
         text, limit = self.text, self.limit
         calls: list[_Call] = []
         i = 0
-        while i < limit:
-            m = _CANDIDATE.search(text, i, limit, timeout=_TIMEOUT)
-            if m is None:
-                break
-            c = m.start()
-            if calls and c != i:
-                break  # prose after the actions: the rest is not trusted
-            le = self.line_end(c)
-            lab = self.label(c, le) if (c == 0 or text[c - 1] == "\n") else None
+        for start in self.candidate_lines():
+            if start < i:
+                continue  # inside something already read
+            if calls and start != i:
+                return self.stop(calls, i)
+            i = start
+            le = self.line_end(i)
+            lab = self.label(i, le)
             if lab is not None:
                 kind, cstart = lab
                 if kind in _TERMINATORS or (calls and kind != "action"):
-                    return self.stop(calls, c)
+                    return self.stop(calls, i)
                 if kind == "thought":
-                    self.thought_labels.append((c, cstart))
+                    self.thought_labels.append((i, cstart))
                     i = le + 1
                     continue
                 if kind == "input":
                     self.stray_input = True
                     i = le + 1
                     continue
+                if len(calls) >= MAX_ACTIONS:
+                    self.add("too_many_actions")
+                    return self.stop(calls, i)
                 if self.first_start is None:
-                    self.first_start = c
+                    self.first_start = i
                 if kind == "final":
                     answer, end = self.final(cstart)
                     return _Reading((), answer, end)
-                if len(calls) >= MAX_ACTIONS:
-                    self.add("too_many_actions")
-                    return self.stop(calls, c)
                 try:
-                    got = self.action(c, cstart, le)
+                    got = self.action(i, cstart, le)
                 except _TurnError as err:
                     if calls and err.code == "truncated":
                         self.add("dropped_truncated_action")
-                        return self.stop(calls, c)
+                        return self.stop(calls, i)
+                    if err.no_tool and not calls:
+                        # "Action: None" (and its input): no tool meant; read on, a final answer may follow
+                        self.first_start = None
+                        i = self.skip_no_tool(le)
+                        continue
                     raise
             else:
-                if calls and len(calls) >= MAX_ACTIONS:
-                    self.add("too_many_actions")
-                    return self.stop(calls, c)
-                got = self.bare_blob(c, le)
+                b = self.blob_start(i, le) if i >= self.blob_floor else -1
+                got = None
+                if b >= 0:
+                    if len(calls) >= MAX_ACTIONS:
+                        self.add("too_many_actions")
+                        return self.stop(calls, i)
+                    got = self.bare_blob(i, b, le)
                 if got is None:
                     if calls:
-                        return self.stop(calls, c)
-                    i = max(c + 1, self.resume)
+                        return self.stop(calls, i)  # something else after the actions: not trusted
+                    i = max(le + 1, self.resume)
                     continue
                 if self.first_start is None:
-                    self.first_start = c
+                    self.first_start = self.blob_line
             if isinstance(got, str):  # a final answer written as an action
                 if calls:
-                    return self.stop(calls, c)
+                    return self.stop(calls, i)
                 return _Reading((), got, self.final_end)
             calls.extend(got)
             nxt = self.after_action(calls[-1].end)
@@ -530,8 +628,17 @@ class _Turn:
             return _Reading(tuple(calls), None, calls[-1].end)
         return _Reading((), None, self.rstrip_end(0, limit))
 
+    def skip_no_tool(self, le: int) -> int:
+        """The line after ``Action: None`` and the ``Action Input:`` line that may follow it."""
+        q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+        lab = self.label(q)
+        if lab is not None and lab[0] == "input":
+            return self.line_end(q) + 1
+        return le + 1
+
     def stop(self, calls: list[_Call], at: int) -> _Reading:
         """End the walk at ``at``: keep the calls so far, trust nothing after."""
+        self.stopped_at = at
         if calls:
             return _Reading(tuple(calls), None, calls[-1].end)
         return _Reading((), None, self.rstrip_end(0, at))
@@ -543,7 +650,10 @@ class _Turn:
         if text[end:le].strip():
             return None
         q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
-        if q >= self.limit or _CANDIDATE.match(text, q, self.limit) is None:
+        if q >= self.limit:
+            return None
+        qe = self.line_end(q)
+        if self.label(q, qe) is None and self.blob_start(q, qe) < 0:
             return None
         return q
 
@@ -611,17 +721,17 @@ class _Turn:
                 return self.action_blob(start, qc)
             self.add("name_on_next_line")
             return self.action(start, q, self.line_end(q))
-        if text[p] in "{[" or text.startswith(("```", "<tool_call>"), p):
-            return self.action_blob(start, p)
         slot_end = self.rstrip_end(p, le)
         slot = text[p:slot_end]
+        if _is_placeholder(slot):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, slot), slot_end)
+        if text[p] in "{[" or text.startswith(("```", "<tool_call>"), p):
+            return self.action_blob(start, p)
         opener = _first_of(text, "([", p, slot_end)
         if opener >= 0 and self.call_name_ok(text[p:opener]):
             if text[opener] == "(":
                 return self.call(start, text[p:opener], opener)
             return self.paper(start, text[p:opener], opener, slot_end)
-        if _is_placeholder(slot):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, slot), slot_end)
         colon = _first_of(text, ":：", p, slot_end)
         if colon > p and self.ts is not None and self.ts.lookup(_clean_name(text[p:colon])):
             # "Action: search: weather in Paris" (a known tool, the input on the same line)
@@ -674,7 +784,7 @@ class _Turn:
         if tool is _FINAL:
             self.final_end = end
             return self.final_text(args, end)
-        return [_Call(name, args, start, end)]
+        return [_Call(name, args, start, end, tool=str(tool))]
 
     def check_name(self, name: str, end: int) -> Union[str, object]:
         """Validate a tool slot: the canonical tool name, ``_FINAL``, or a ``_TurnError``."""
@@ -688,7 +798,7 @@ class _Turn:
         if cleaned and _is_final_name(cleaned):
             return _FINAL
         if cleaned.casefold() in _NO_TOOL_WORDS:
-            raise _TurnError("no_action", _msg_no_action(self.ts), end)
+            raise _TurnError("no_action", _msg_no_action(self.ts), end, no_tool=True)
         if self.ts is not None:
             shown = cleaned or name
             raise _TurnError("unknown_tool", _msg_unknown(self.ts, shown, self.ts.suggest(shown)), end)
@@ -718,8 +828,7 @@ class _Turn:
         if self.starts_blob(q):
             return self.input_value(self.first_char(q, self.line_end(q)), self.line_end(q), None)
         # bare lines under the label, up to a blank line or the next label
-        m = _BLOCK_END.search(text, self.next_line(q), self.limit, timeout=_TIMEOUT)
-        stop = self.limit if m is None else m.start()
+        stop = self.find_line(self.next_line(q), blank=True)
         end = self.rstrip_end(q, stop)
         return self.bare_args(text[q:end].strip(), end), end
 
@@ -755,9 +864,12 @@ class _Turn:
 
     def bare_line(self, p: int, le: int) -> tuple[Union[dict, str], int]:
         """Bare text to the end of the line, cut where a label was written mid-line."""
-        m = _MIDLINE_STOP.search(self.text, p, le, timeout=_TIMEOUT)
-        end = self.rstrip_end(p, le if m is None else m.start())
-        return self.bare_args(self.text[p:end], end), end
+        stop = _midline_stop(self.text, p, le)
+        end = self.rstrip_end(p, stop)
+        body = self.text[p:end]
+        if len(body) >= 2 and body[0] == "`" and body[-1] == "`" and body.count("`") == 2:
+            body = body[1:-1].strip()  # markdown inline code around the input
+        return self.bare_args(body, end), end
 
     def bare_args(self, body: str, end: int) -> Union[dict, str]:
         """Bare input text, or a dict when it is written as ``key=value`` pairs."""
@@ -818,7 +930,7 @@ class _Turn:
             _check_placeholder_values(args, self.ts, end)
         elif _is_placeholder(args):
             raise _TurnError("placeholder", _msg_placeholder(self.ts, args), end)
-        return [_Call(name_raw, args, start, end)]
+        return [_Call(name_raw, args, start, end, tool=str(tool))]
 
     def call_to_args(self, name_raw: str, got: jsonish.CallArgs) -> Union[dict, str]:
         """Keywords -> dict; one positional -> its string (or dict); several -> by schema order."""
@@ -848,8 +960,7 @@ class _Turn:
             close = last
         if close < 0:  # not closed on this line: on a later one, or at the end of the turn
             nl = self.next_line(opener)
-            m = _BOUNDARY_LINE.search(text, nl, self.limit, timeout=_TIMEOUT) if nl < self.limit else None
-            stop = self.limit if m is None else m.start()
+            stop = self.find_line(nl, fence=True)
             close = text.find("]", nl, stop)
             if close < 0:
                 self.add("closed_brackets")
@@ -882,6 +993,8 @@ class _Turn:
             raise self.json_error(err, None) from None
         if tagged:
             end = self.close_tag(end)
+        if isinstance(value, str) and _is_placeholder(value):
+            raise _TurnError("placeholder", _msg_placeholder(self.ts, value), end)
         got = _calls_from_json(value, self.ts, labelled=True)
         if got is None:
             raise _TurnError("no_action", _msg_no_action(self.ts), end)
@@ -907,32 +1020,31 @@ class _Turn:
         k = _NON_SPACE.match(self.text, end, self.limit).end()
         return k + len("</tool_call>") if self.text.startswith("</tool_call>", k) else end
 
-    def bare_blob(self, i: int, le: int) -> Union[list, str, None]:
-        """A JSON action written without a label: bare, fenced, in ``<tool_call>``, or inside prose.
+    def bare_blob(self, i: int, p: int, le: int) -> Union[list, str, None]:
+        """A JSON action at ``p`` written without a label: bare, fenced, in ``<tool_call>``, or in prose.
 
-        Sets ``resume`` (where to look next) when the blob is not an action.
+        Returns None when it is not an action, with ``resume`` set past it.
         """
         text = self.text
         self.resume = 0
-        if i < self.blob_floor:
-            return None
-        p = self.first_char(i, le)
-        while p < le and text[p] == ">":
-            p = self.first_char(p + 1, le)
         tagged = text.startswith("<tool_call>", p)
         if tagged:
             p = _NON_SPACE.match(text, p + len("<tool_call>"), self.limit).end()
-        elif not (text.startswith("```", p) or (p < le and text[p] in "{[")):
-            p = text.find("{", i, le)  # an action-shaped object inside prose
-            if p < 0:
+            if p >= self.limit:
                 return None
-        if p >= self.limit:
-            return None
         body = p
         if text.startswith("```", p):
             body = self.first_char(p + 3, le)
             if body >= le or text[body] not in "{[":
                 body = self.first_char(self.skip_blank_lines(self.next_line(p)), self.limit)
+        elif p == self.first_char(i, le) and i > 0:
+            above = text.rfind("\n", 0, i - 1) + 1
+            line_above = text[above:i].strip()
+            if line_above.startswith("```") and line_above.count("`") == 3:
+                i = p = above  # ```json on the line above: read the block with its fences
+            elif line_above == "<tool_call>":
+                i = above
+                tagged = True
         actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit)) is not None
         try:
             value, _vstart, end = self.structured(p)
@@ -946,17 +1058,17 @@ class _Turn:
         got = _calls_from_json(value, self.ts, labelled=tagged)
         if got is None:
             self.blob_floor = max(self.blob_floor, end)
-            self.resume = end
+            self.resume = self.next_line(end)
             return None
-        return self.finish_blob(got, i if text.startswith("```", p) else p, end)
+        self.blob_line = i
+        return self.finish_blob(got, i if (text.startswith("```", p) or tagged) else p, end)
 
     # --- final answers --------------------------------------------------------------------
     def final(self, cstart: int) -> tuple[str, int]:
         """The answer after a final-answer label, up to the next label line: (answer, end)."""
         text = self.text
         nl = self.next_line(cstart)
-        m = _LABEL_LINE.search(text, nl, self.limit, timeout=_TIMEOUT) if nl < self.limit else None
-        stop = self.limit if m is None else m.start()
+        stop = self.find_line(nl)
         p = _NON_SPACE.match(text, cstart, stop).end()
         end = self.rstrip_end(p, stop)
         answer = text[p:end]
@@ -982,6 +1094,27 @@ class _Turn:
 
 
 # --- helpers -------------------------------------------------------------------------------
+def _has_text(text: str, start: int) -> bool:
+    """Whether anything but whitespace follows ``start`` (without copying the tail)."""
+    return _ANY_SPACE.match(text, start).end() < len(text)
+
+
+def _midline_stop(text: str, p: int, le: int) -> int:
+    """Where a terminator label written mid-line cuts a bare input (``le`` if none)."""
+    stop = le
+    for word in _MIDLINE_WORDS:
+        k = text.find(word, p, stop)
+        tries = 0
+        while k >= 0 and tries < 8:
+            after = k + len(word)
+            if (k == p or not text[k - 1].isalnum()) and (word.endswith(":") or _MIDLINE_AFTER.match(text, after, le)):
+                stop = k
+                break
+            k = text.find(word, after, stop)
+            tries += 1
+    return stop
+
+
 def _first_of(text: str, chars: str, start: int, end: int) -> int:
     best = -1
     for ch in chars:
@@ -1130,7 +1263,7 @@ def _with_thought(got: Any, thought: Optional[str]):
 def _resolve(turn: _Turn, calls: tuple[_Call, ...]) -> tuple[Action, ...]:
     actions = []
     for call in calls:
-        tool = turn.check_name(call.name, call.end)
+        tool = call.tool or turn.check_name(call.name, call.end)
         if not isinstance(tool, str):  # a final-answer name among several calls
             raise _TurnError("no_action", _msg_no_action(turn.ts), call.end)
         if tool != call.name.strip():
@@ -1140,13 +1273,13 @@ def _resolve(turn: _Turn, calls: tuple[_Call, ...]) -> tuple[Action, ...]:
 
 
 def _step(text: str, ts: Optional[_Toolset], prose: str) -> Step:
-    if not text.strip():
+    if not text or text.isspace():
         return Step(text=text, error=FormatError("empty", _msg_empty(ts)), end=0)
     turn = _Turn(text, ts)
 
     def done(end: int, **fields: Any) -> Step:
         repairs = list(turn.repairs)
-        if text[end:].strip() and "dropped_tail" not in repairs:
+        if _has_text(text, end) and "dropped_tail" not in repairs:
             repairs.append("dropped_tail")
         return Step(text=text, repairs=tuple(repairs), end=end, **fields)
 
@@ -1165,6 +1298,8 @@ def _step(text: str, ts: Optional[_Toolset], prose: str) -> Step:
         return done(got.end, thought=thought, final_answer=got.final)
     thought = turn.thought(got.end)
     if thought is None:
+        if turn.stopped_at is not None:  # the turn opens with an Observation or a new Question
+            return done(got.end, error=FormatError("no_action", _msg_untrusted(ts)))
         return done(got.end, error=FormatError("empty", _msg_empty(ts)))
     if _is_placeholder(thought):
         return done(got.end, thought=thought, error=FormatError("placeholder", _msg_placeholder(ts, thought)))

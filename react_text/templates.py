@@ -42,7 +42,6 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
 from jinja2.exceptions import SecurityError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from jinja2.utils import _PassArg
 from jinja2.visitor import NodeTransformer
 
 from .dialects import DIALECTS, format_action, format_final, format_observation, format_thought
@@ -182,7 +181,7 @@ class Template:
     description: str = ""
     examples: str = ""
     """Name (or path) of the example set the template asked for; ``none`` for zero-shot."""
-    episodes: tuple[Episode, ...] = field(default=(), compare=False)
+    episodes: tuple[Episode, ...] = field(default=(), compare=False, repr=False)
     source: str = field(default="", repr=False, compare=False)
     _compiled: Any = field(default=None, repr=False, compare=False)
 
@@ -577,14 +576,19 @@ def _front_matter(text: str, path: Path) -> dict[str, tuple[Any, int]]:
             raise TemplateError(f"unknown front matter key {key!r}; known: {', '.join(_KNOWN_KEYS)}", path, line_no)
         if key in found:
             raise TemplateError(f"front matter key {key!r} given twice", path, line_no)
-        value: Any = value_text
-        if _JSONISH.match(value_text):
-            try:
-                value = json.loads(value_text)
-            except json.JSONDecodeError as exc:
-                raise TemplateError(f"bad JSON for {key!r}: {exc.msg} (column {exc.colno})", path, line_no) from None
-        found[key] = (value, line_no)
+        found[key] = (_front_value(key, value_text, path, line_no), line_no)
     return found
+
+
+def _front_value(key: str, text: str, path: Path, line: int) -> Any:
+    """JSON when it looks like JSON: ``[``, ``{`` or ``"`` must parse; a bare number or
+    literal parses when it can (``description: 2 steps`` stays text)."""
+    try:
+        return json.loads(text) if _JSONISH.match(text) else text
+    except json.JSONDecodeError as exc:
+        if text[:1] in '[{"':
+            raise TemplateError(f"bad JSON for {key!r}: {exc.msg} (column {exc.colno})", path, line) from None
+        return text
 
 
 def _checked_stops(value: Any, dialect: str, path: Path, line: int) -> tuple[str, ...]:
@@ -630,7 +634,7 @@ def _load_file(path: Path, folders: Sequence[Path]) -> Template:
     if "dialect" not in meta:
         raise TemplateError(f"front matter needs 'dialect' (one of {', '.join(DIALECTS)})", path, 1)
     dialect, dialect_line = meta["dialect"]
-    if dialect not in DIALECTS:
+    if not isinstance(dialect, str) or dialect not in DIALECTS:
         raise TemplateError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}", path, dialect_line)
     if "stop" not in meta:
         raise TemplateError("front matter needs 'stop' (a JSON list of the labels to stop at)", path, 1)
@@ -911,7 +915,8 @@ def _filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], b
 
 
 def _guard_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    skip = 1 if _PassArg.from_obj(fn) is not None else 0
+    # filters marked pass_context / pass_environment get that object first
+    skip = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -1037,7 +1042,9 @@ def _environment() -> _GuardedEnvironment:
     return _ENVIRONMENT
 
 
+@functools.lru_cache(maxsize=64)
 def _compile(source: str, path: Path) -> Any:
+    """Parse, instrument and compile; cached by text, since a loop may load a template per run."""
     env = _environment()
     filename = str(path)
     # Jinja folds constant filter calls while compiling: give them a budget too.

@@ -40,7 +40,9 @@ __all__ = [
     "bind_args",
     "call_tool",
     "coerce_args",
+    "parse_docstring",
     "render_result",
+    "schema_from_function",
     "tool",
     "tool_from_schema",
 ]

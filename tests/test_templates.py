@@ -193,14 +193,6 @@ def test_classic_prompt_with_the_builtin_tools_stays_compact(smollm2_path: Path)
     assert 200 < len(tokens) < 700
 
 
-def test_real_model_stops_before_writing_an_observation(smol_backend: Any) -> None:
-    """Through real llama.cpp, the template's stops end the turn before any made-up observation."""
-    template = load_template("classic")
-    prompt = smol_backend.wrap_prompt(template.render("What is 37 * 91 + 12?", default_tools()))
-    completion = smol_backend.complete(prompt, stop=list(template.stop), max_tokens=64)
-    assert "\nObservation" not in completion.text and "\nQuestion:" not in completion.text
-
-
 # --- examples and tools ---------------------------------------------------------------
 
 
@@ -264,10 +256,13 @@ def test_render_is_text_not_html_and_the_question_is_data() -> None:
     assert "49" not in prompt and "&amp;" not in prompt
 
 
+_PAPER = load_template(builtin_folder() / "paper.j2")
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=200))
 def test_any_question_renders(question: str) -> None:
-    template = load_template("paper")
+    template = _PAPER
     prompt = template.render(question, TOOLS)
     assert prompt.endswith(template.turn_prefix(1))
     assert question.strip() in prompt
@@ -355,6 +350,7 @@ def _error(folder: Path, body: str, limits: RenderLimits | None = None) -> Templ
     ("dialect: classic\nstops: []\n", 3, "unknown front matter key 'stops'"),
     ("stop: [\"\\nObservation:\"]\n", 1, "needs 'dialect'"),
     ("dialect: klingon\nstop: [\"\\nObservation:\"]\n", 2, "unknown dialect 'klingon'"),
+    ("dialect: [\"classic\"]\nstop: [\"\\nObservation:\"]\n", 2, "unknown dialect ['classic']"),
     ("dialect: classic\n", 1, "needs 'stop'"),
     ("dialect: paper\nstop: [\"\\nObservation:\"]\n", 3, "observation label '\\nObservation 1:'"),
     ("dialect: classic\nstop: [\"\\nObservation:\", \"\\nAction\"]\n", 3, "would cut the model's own turn"),
@@ -369,6 +365,15 @@ def test_bad_front_matter_names_the_line(tmp_path: Path, front: str, line: int, 
     assert (info.value.path, info.value.line) == (str(path), line)
     assert reason in info.value.reason
     assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_front_matter_values_are_json_only_when_they_look_like_json(tmp_path: Path) -> None:
+    path = tmp_path / "t.j2"
+    path.write_text('{#-\ndialect: call\nstop: "\\nObservation:"\ndescription: 2 steps, then "answer"\n'
+                    'language: zh\nexamples: none\n# a comment line\n-#}\nThought:', encoding="utf-8")
+    template = load_template(str(path))
+    assert template.description == '2 steps, then "answer"' and template.name == "t"
+    assert template.stop[0] == "\nObservation:" and template.language == "zh" and template.episodes == ()
 
 
 def test_missing_front_matter_or_bad_bytes(tmp_path: Path) -> None:

@@ -305,7 +305,7 @@ def _as_model_text(value: object) -> str:
     return json.dumps(value) if isinstance(value, bool) or not isinstance(value, str) else value
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(schema_and_values(), st.data())
 def test_coercion_round_trips_random_schemas(case: tuple[dict, dict], data: st.DataObject) -> None:
     schema, values = case

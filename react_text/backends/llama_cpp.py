@@ -123,6 +123,7 @@ def _captured_stderr_fd() -> Iterator[Callable[[], str]]:
         try:
             yield lambda: "".join(text)
         finally:
+            sys.stderr.flush()
             os.dup2(saved, 2)
             os.close(saved)
             sink.seek(0)
@@ -202,15 +203,17 @@ class LlamaCppBackend:
 
         self._evaluated = evaluated
         size = self.model_path.stat().st_size
+        quiet = contextlib.nullcontext(lambda: "") if self.verbose else _captured_stderr_fd()
         try:
-            return _CountingLlama(
-                model_path=str(self.model_path),
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                seed=seed,
-                logits_all=False,
-                verbose=self.verbose,
-            )
+            with quiet:  # llama.cpp chatters on stderr while loading, even with verbose=False
+                return _CountingLlama(
+                    model_path=str(self.model_path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    seed=seed,
+                    logits_all=False,
+                    verbose=self.verbose,
+                )
         except (ValueError, RuntimeError, OSError) as exc:
             raise BackendError(
                 f"llama.cpp could not load {self.model_path} ({size} bytes): the file is damaged, truncated "
@@ -298,6 +301,11 @@ class LlamaCppBackend:
             )
 
     # -- helpers -------------------------------------------------------------------
+
+    @property
+    def last_tokens(self) -> tuple[int, ...]:
+        """Token ids of the last prompt and everything sampled after it (what the prefix cache reuses)."""
+        return tuple(self._ledger.tokens)
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes on its own (no BOS), for reports and budgets."""

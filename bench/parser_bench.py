@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""How fast ``react_text.parse`` is on ordinary turns and on hostile 1 MB inputs.
+
+    python bench/parser_bench.py [--cases tests/data/parser_cases.jsonl] [--runs 5]
+
+(a) ordinary turns per second: every case in the cases file, parsed with its
+    tools, in passes of about a second; best pass of ``--runs``.
+(b) seconds for each adversarial input of issue 2 (1 MB each; best of
+    ``--runs``). A few extra shapes from the peer comparison are shown too.
+
+Both CPU time (``time.process_time``) and wall time are printed. The targets
+are judged on CPU time: the machine is shared by several jobs, and wall time
+there mostly measures waiting for a core, which says nothing about the code
+(on an idle machine the two agree).
+
+Exits 1 when a target is missed: at least 20,000 turns/s, and every
+adversarial input of the issue under 0.1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from react_text.parser import parse  # noqa: E402
+
+MB = 1_000_000
+TURNS_PER_S_TARGET = 20_000
+ADVERSARIAL_TARGET_S = 0.1
+TOOLS = ["search", "calculator"]
+
+
+def _random_unicode(n_bytes: int, seed: int = 7) -> str:
+    """Seeded random text from many scripts, with newlines, braces, quotes and colons mixed in."""
+    rng = random.Random(seed)
+    ranges = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x600, 0x6FF),
+              (0x900, 0x97F), (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x1F300, 0x1FAFF),
+              (0x0A, 0x0A), (0x7B, 0x7D), (0x5B, 0x5D), (0x22, 0x22), (0x3A, 0x3A), (0xFF1A, 0xFF1A)]
+    out, size = [], 0
+    while size < n_bytes:
+        lo, hi = rng.choice(ranges)
+        ch = chr(rng.randint(lo, hi))
+        out.append(ch)
+        size += len(ch.encode("utf-8"))
+    return "".join(out)
+
+
+# The inputs issue 2 names, each about 1 MB (target: < 0.1 s each).
+ISSUE_INPUTS: dict[str, Callable[[], str]] = {
+    "'{' repeated": lambda: "{" * MB,
+    "'}' repeated": lambda: "}" * MB,
+    "'Action:' repeated": lambda: "Action:" * (MB // 7),
+    "unterminated JSON string": lambda: '{"action": "search", "action_input": "' + "a" * MB,
+    "one line, no newline": lambda: "Thought: " + "a" * MB,
+    "random unicode": lambda: _random_unicode(MB),
+    "100k nested brackets": lambda: "[" * 100_000 + "]" * 100_000,
+}
+
+# More shapes from the peers' adversarial set: reported, no target.
+EXTRA_INPUTS: dict[str, Callable[[], str]] = {
+    "'Action:' lines, 1 MB": lambda: "Action:\n" * (MB // 8),
+    "Action/Input pairs x100k": lambda: "Action: search\nAction Input: q\n" * 100_000,
+    "fence openers x100k": lambda: "```json\n" * 100_000,
+    "quote flood 1 MB": lambda: '"' * MB,
+    "50k nested JSON objects": lambda: '{"action": "search", "action_input": ' + '{"a": ' * 50_000 + "1" + "}" * 50_000 + "}",
+    "thought lines x100k": lambda: "Thought: hmm\n" * 100_000,
+}
+
+
+def load_cases(path: Path) -> list[tuple[str, list]]:
+    with path.open(encoding="utf-8") as fh:
+        return [(c["text"], c["tools"]) for c in map(json.loads, fh) if c]
+
+
+def turns_per_second(cases: list[tuple[str, list]], runs: int) -> tuple[float, float]:
+    """Best (CPU, wall) rates over ``runs`` passes of about a second of CPU each."""
+    best_cpu = best_wall = 0.0
+    for _ in range(runs):
+        n = 0
+        c0, w0 = time.process_time(), time.perf_counter()
+        while True:
+            for text, tools in cases:
+                parse(text, tools)
+            n += len(cases)
+            cpu = time.process_time() - c0
+            if cpu >= 1.0:
+                break
+        wall = time.perf_counter() - w0
+        best_cpu, best_wall = max(best_cpu, n / cpu), max(best_wall, n / wall)
+    return best_cpu, best_wall
+
+
+def seconds(text: str, runs: int) -> tuple[float, float, str]:
+    """Best (CPU, wall) seconds of one parse of ``text``, and what it gave."""
+    best_cpu = best_wall = float("inf")
+    outcome = ""
+    for _ in range(runs):
+        c0, w0 = time.process_time(), time.perf_counter()
+        step = parse(text, TOOLS)
+        best_cpu = min(best_cpu, time.process_time() - c0)
+        best_wall = min(best_wall, time.perf_counter() - w0)
+        outcome = step.error.code if step.error else (f"{len(step.actions)} action(s)" if step.actions else "final")
+    return best_cpu, best_wall, outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=Path, default=ROOT / "tests" / "data" / "parser_cases.jsonl")
+    ap.add_argument("--runs", type=int, default=5, help="repetitions; the best one counts (default 5)")
+    args = ap.parse_args(argv)
+
+    failed = False
+    cases = load_cases(args.cases)
+    cpu_rate, wall_rate = turns_per_second(cases, args.runs)
+    ok = cpu_rate >= TURNS_PER_S_TARGET
+    failed |= not ok
+    print(f"(a) ordinary turns over {len(cases)} cases: {cpu_rate:,.0f} turns/s of CPU time "
+          f"({wall_rate:,.0f}/s wall); target >= {TURNS_PER_S_TARGET:,}: {'ok' if ok else 'MISSED'}")
+    print()
+    print(f"(b) adversarial inputs, best of {args.runs}; target < {ADVERSARIAL_TARGET_S} s of CPU each")
+    print(f"| {'input':<28} | {'size':>8} | {'cpu s':>8} | {'wall s':>8} | {'result':<14} | target |")
+    print(f"|{'-' * 30}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 16}|--------|")
+    for table, targeted in ((ISSUE_INPUTS, True), (EXTRA_INPUTS, False)):
+        for name, make in table.items():
+            text = make()
+            cpu, wall, outcome = seconds(text, args.runs)
+            size = f"{len(text.encode('utf-8')) / MB:.2f} MB"
+            if targeted:
+                ok = cpu < ADVERSARIAL_TARGET_S
+                failed |= not ok
+                verdict = "ok" if ok else "MISSED"
+            else:
+                verdict = "-"
+            print(f"| {name:<28} | {size:>8} | {cpu:8.4f} | {wall:8.4f} | {outcome:<14} | {verdict:<6} |")
+    print()
+    print("all targets met" if not failed else "TARGET MISSED")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""Properties of ``react_text.parse`` over generated input (issue 2, "Proof").
+
+- it never raises, and its ``Step`` is always well formed, for any ``str``;
+- what ``react_text.dialects`` renders, it reads back (tool, args, answers);
+- prose before an action, or a made-up observation after it, changes nothing.
+"""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from react_text.dialects import DIALECTS, format_action, format_final, format_thought
+from react_text.parser import FINAL_NAMES, parse
+from react_text.types import Step
+
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --- strategies -----------------------------------------------------------------------
+
+# Pieces small models actually emit, shuffled into "label soup": every label
+# variant, braces, quotes, fences, tags, names and placeholders.
+FRAGMENTS = [
+    "Thought:", "Thought 1:", "**Thought:**", "思考：", "Action:", "Action 2:", "ACTION :", "Act:",
+    "**Action:**", "行动：", "Action Input:", "Action_Input:", "行动输入：", "Input:", "Observation:",
+    "Observation 1:", "观察：", "Obs:", "Final Answer:", "Answer:", "最终答案：", "Question:", "Finish[",
+    "Search[", "search(", "calculator(", "query=", "query: ", "{", "}", "[", "]", "(", ")", '"', "'",
+    ",", ":", "：", "```", "```json", "<tool_call>", "</tool_call>", "\n", "\n\n", " ", "\t", "\\",
+    '{"action": "search", "action_input": ', '{"name": "search", "arguments": ', '"query"', "True",
+    "None", "null", "//", "/*", "*/", "the action to take", "$JSON_BLOB", "...", "<tool>", "search",
+    "calculator", "Final Answer", "functions.", "Paris", "2+2", "é", "😀", "\u2028", "\x00", "<|im_end|>",
+]
+label_soup = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
+any_text = st.one_of(st.text(), label_soup, st.text(alphabet=st.sampled_from("{}[]()\"':,\n Action")))
+tools_arg = st.one_of(
+    st.none(),
+    st.just(["search", "calculator"]),
+    st.just([]),
+    st.just({"search": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+             "get_time": {"type": "object", "properties": {}}}),
+)
+
+FINAL_FOLDED = {n.replace(" ", "").replace("_", "").replace("-", "").casefold() for n in FINAL_NAMES}
+NO_TOOL_WORDS = {"none", "na", "null", "nothing"}
+tool_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,15}", fullmatch=True).filter(
+    lambda n: n.replace("_", "").casefold() not in FINAL_FOLDED and n.casefold() not in NO_TOOL_WORDS)
+keys = st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True)
+scalars = st.one_of(
+    st.text(max_size=30),
+    st.integers(-10**9, 10**9),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.booleans(),
+    st.none(),
+)
+json_values = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)), max_leaves=8)
+arg_dicts = st.dictionaries(keys, json_values, min_size=1, max_size=4)
+# One value the paper format can hold on one line without looking like JSON.
+paper_values = st.one_of(
+    st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=30)
+    .map(str.strip).filter(lambda s: s and not s.startswith("{")),
+    st.integers(-10**6, 10**6),
+)
+answers = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=60).map(
+    str.strip).filter(lambda s: s and s[0] not in "{[" and not s.startswith(("...", "…", "$", "<")))
+
+PROSE = ["Sure, let me help with that.", "I need to look this up first.", "Okay.", "Let me think step by step.",
+         "Hmm, this needs a tool.", "让我想一想。"]
+TAILS = [
+    "\nObservation: It is sunny.\nThought: I now know the final answer.\nFinal Answer: sunny",
+    "\nObservation 1: 42\nThought 2: done\nAction 2: Finish[42]",
+    "\n观察：晴天\n最终答案：晴天",
+    "\n\n**Observation:** 12 results\n\n**Final Answer:** twelve",
+    "\nObs: nothing found",
+    "\nQuestion: What is the capital of Peru?\nThought: I should search.",
+    "\nFinal Answer: made up",
+]
+
+
+def assert_well_formed(step: Step, text: str) -> None:
+    assert isinstance(step, Step)
+    assert step.text is text
+    assert 0 <= step.end <= len(text)
+    outcomes = [step.error is not None, bool(step.actions), step.final_answer is not None]
+    assert sum(outcomes) == 1, step
+    if step.error is not None:
+        assert step.error.code != "internal", step.error.message
+        assert step.error.message.strip()
+    for action in step.actions:
+        assert isinstance(action.tool, str) and action.tool
+        assert isinstance(action.args, (dict, str))
+        start, end = action.span
+        assert 0 <= start <= end <= step.end
+    assert all(isinstance(r, str) for r in step.repairs)
+
+
+# --- never raises ------------------------------------------------------------------------
+
+@FAST
+@given(text=any_text, tools=tools_arg, prose=st.sampled_from(["error", "final"]))
+def test_never_raises_and_step_is_well_formed(text: str, tools, prose: str) -> None:
+    assert_well_formed(parse(text, tools, prose=prose), text)
+
+
+@settings(max_examples=25, deadline=None)
+@given(piece=label_soup.filter(bool), times=st.integers(500, 5000))
+def test_never_raises_on_long_repetitions(piece: str, times: int) -> None:
+    text = piece * times
+    assert_well_formed(parse(text, ["search", "calculator"]), text)
+
+
+@pytest.mark.parametrize("text", [
+    "{" * 200_000, "}" * 200_000, "[" * 100_000 + "]" * 100_000, "Action:" * 50_000,
+    '{"action": "search", "action_input": "' + "a" * 200_000, "\n" * 100_000, "\x00" * 1000,
+    "Action: search\nAction Input: q\n" * 10_000, "```json\n" * 20_000, '"' * 100_000,
+    '{"a": ' * 10_000 + "1" + "}" * 10_000, "\ud800\udfff lone surrogates \udc00",
+])
+def test_hostile_inputs_give_a_step(text: str) -> None:
+    assert_well_formed(parse(text, ["search", "calculator"]), text)
+
+
+# --- round trip through the dialect table ------------------------------------------------------
+
+@FAST
+@given(dialect=st.sampled_from(sorted(DIALECTS)), tool=tool_names, args=arg_dicts, named=st.booleans())
+def test_every_dialect_reads_back_what_it_renders(dialect: str, tool: str, args: dict, named: bool) -> None:
+    text = format_action(dialect, tool, args)
+    step = parse(text, [tool] if named else None)
+    assert step.error is None, (text, step.error)
+    assert [a.tool for a in step.actions] == [tool]
+    got = step.actions[0].args
+    if dialect == "paper" and len(args) == 1 and isinstance(next(iter(args.values())), (str, int, float)) \
+            and not isinstance(next(iter(args.values())), bool):
+        # the paper's Search[x] holds one bare value: it comes back as that text
+        assert got == str(next(iter(args.values()))).strip()
+    else:
+        assert got == args
+
+
+@FAST
+@given(tool=tool_names, value=paper_values, n=st.integers(1, 9))
+def test_paper_single_value_reads_back_as_text(tool: str, value, n: int) -> None:
+    step = parse(format_action("paper", tool, {"q": value}, n), None)
+    assert step.error is None, step.error
+    assert step.actions[0].tool == tool and step.actions[0].args == str(value)
+
+
+@FAST
+@given(dialect=st.sampled_from(sorted(d for d in DIALECTS if d != "paper")), tool=tool_names,
+       text_arg=st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=40))
+def test_string_arguments_read_back(dialect: str, tool: str, text_arg: str) -> None:
+    text_arg = text_arg.strip()
+    assume(text_arg and text_arg[0] not in "{[\"'`“" and text_arg[-1] not in "`")
+    assume(not text_arg.startswith(("...", "…", "$")))
+    step = parse(format_action(dialect, tool, text_arg), None)
+    assume(step.error is None or step.error.code != "placeholder")
+    assert step.error is None, step.error
+    assert step.actions[0].args == text_arg
+
+
+@FAST
+@given(dialect=st.sampled_from(sorted(DIALECTS)), answer=answers, n=st.integers(1, 9))
+def test_final_answers_read_back(dialect: str, answer: str, n: int) -> None:
+    step = parse(format_thought(dialect, "I know the answer now.", n) + "\n" + format_final(dialect, answer, n))
+    assume(step.error is None or step.error.code != "placeholder")
+    assert step.error is None, step.error
+    assert step.final_answer == answer
+
+
+# --- invariance: prose before, made-up tail after ---------------------------------------------------
+
+@FAST
+@given(dialect=st.sampled_from(sorted(DIALECTS)), tool=tool_names, args=arg_dicts,
+       prose=st.sampled_from(PROSE), tail=st.sampled_from(TAILS), n=st.integers(1, 5))
+def test_prose_before_and_fake_tail_after_do_not_change_the_action(dialect, tool, args, prose, tail, n) -> None:
+    action = format_action(dialect, tool, args, n)
+    plain = parse(action, [tool])
+    decorated = parse(prose + "\n" + format_thought(dialect, "I need a tool.", n) + "\n" + action + tail, [tool])
+    assert plain.error is None and decorated.error is None, (plain.error, decorated.error)
+    assert [(a.tool, a.args) for a in decorated.actions] == [(a.tool, a.args) for a in plain.actions]
+    assert "dropped_tail" in decorated.repairs
+    # everything after the action is cut off, and the kept text ends with the action itself
+    assert decorated.text[:decorated.end].endswith(action.rstrip())
+
+
+@FAST
+@given(dialect=st.sampled_from(sorted(DIALECTS)), answer=answers, tail=st.sampled_from(TAILS), prose=st.sampled_from(PROSE))
+def test_fake_tail_does_not_change_a_final_answer(dialect, answer, tail, prose) -> None:
+    final = format_final(dialect, answer, 1)
+    plain = parse(final)
+    decorated = parse(prose + "\n" + final + tail)
+    assume(plain.error is None)
+    assert decorated.final_answer == plain.final_answer == answer
+
+
+@FAST
+@given(tools=st.lists(tool_names, min_size=1, max_size=3, unique=True), dialect=st.sampled_from(sorted(DIALECTS)),
+       count=st.integers(2, 4), data=st.data())
+def test_actions_written_back_to_back_all_come_back_in_order(tools, dialect, count, data) -> None:
+    calls = [(data.draw(st.sampled_from(tools)), data.draw(arg_dicts.filter(lambda d: len(d) > 1)))
+             for _ in range(count)]
+    text = "\n".join(format_action(dialect, t, a, i + 1) for i, (t, a) in enumerate(calls))
+    step = parse(text + TAILS[0], tools)
+    assert step.error is None, step.error
+    assert [(a.tool, a.args) for a in step.actions] == calls
+
+
+@FAST
+@given(name=tool_names, sep=st.sampled_from(["", " ", "-", "_"]), case=st.sampled_from([str.upper, str.lower, str.title]),
+       wrap=st.sampled_from(["{}", "`{}`", '"{}"', "'{}'", "**{}**", "{}.", "functions.{}"]))
+def test_forgiving_name_matching(name: str, sep: str, case, wrap: str) -> None:
+    canonical = name.replace("_", "") + "_tool"
+    written = wrap.format(case(name.replace("_", "") + sep + "tool"))
+    step = parse(f"Action: {written}\nAction Input: x", [canonical, "zzz_other"])
+    assert step.error is None, (written, step.error)
+    assert step.actions[0].tool == canonical
+
+
+ASCII_SENTENCE = st.lists(st.sampled_from(string.ascii_lowercase.split() + ["the", "a", "to", "use", "now"]),
+                          min_size=2, max_size=6).map(" ".join)
+
+
+@FAST
+@given(sentence=ASCII_SENTENCE)
+def test_a_sentence_in_the_tool_slot_is_never_an_action(sentence: str) -> None:
+    step = parse(f"Thought: ok\nAction: {sentence}\nAction Input: 2+2", ["calculator", "search"])
+    assert step.error is not None and step.error.code in ("unknown_tool", "no_action", "placeholder")
+    step = parse(f"Thought: ok\nAction: {sentence}\nAction Input: 2+2")
+    assert step.error is not None
