@@ -18,17 +18,18 @@ import argparse
 import sys
 import tempfile
 import time
-from importlib.resources import files
 from pathlib import Path
 
 from react_text.backends.llama_cpp import LlamaCppBackend
 from react_text.builtin_tools import calculator, search_files
 from react_text.loop import Agent, Limits
 from react_text.models import DEFAULT_MODEL
+from react_text.suites import builtin_corpus_dir
 from react_text.templates import load_template
 from react_text.trace import prompts_from_events, read_trace
 
-QUESTION = "If the population of the town of Varnholt at the 2023 census doubled, how many people would live there?"
+QUESTION = ("Search the documents for the population of the town of Varnholt at the 2023 census, "
+            "then use the calculator to double it.")
 EVAL_SLACK = 8
 ENGINE_SHARE = 0.02
 
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-ctx", type=int, default=4096)
     args = ap.parse_args(argv)
 
-    corpus = Path(str(files("react_text.suites") / "corpus" / "en"))
+    corpus = builtin_corpus_dir() / "en"
     t0 = time.perf_counter()
     backend = LlamaCppBackend(args.model, n_ctx=args.n_ctx)
     load_s = time.perf_counter() - t0

@@ -287,9 +287,124 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- models ----------------------------------------------------------------
+
+def _add_models(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "models",
+        help="list catalog models with installed/verified state; 'install NAME...' or 'path NAME'",
+    )
+    p.add_argument("action", nargs="?", choices=["list", "install", "path"], default="list")
+    p.add_argument("names", nargs="*", help="catalog names or aliases (install, path)")
+    p.add_argument("--json", action="store_true", help="list as JSON")
+    p.set_defaults(func=_cmd_models)
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    from .models import DEFAULT_MODEL, ModelError, install_model, list_models, resolve_model
+
+    try:
+        if args.action == "list":
+            rows = list_models()
+            if args.json:
+                print(json.dumps([{**asdict(r), "path": str(r.path) if r.path else None} for r in rows], indent=2))
+                return 0
+            table = [("MODEL", "KIND", "SIZE", "STATE", "LICENCE", "NOTE")]
+            for r in rows:
+                table.append((
+                    r.name + (" (default)" if r.name == DEFAULT_MODEL else ""),
+                    r.kind,
+                    f"{r.size / 1e6:.0f} MB" if r.size else "?",
+                    "verified" if r.verified else ("installed" if r.installed else "missing"),
+                    r.licence,
+                    str(r.path) if r.verified else r.note,
+                ))
+            widths = [max(len(row[i]) for row in table) for i in range(5)]
+            for row in table:
+                print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[5])
+            return 0
+        if not args.names:
+            print(f"react-text models {args.action}: name at least one model", file=sys.stderr)
+            return 2
+        for name in args.names:
+            path = install_model(name) if args.action == "install" else resolve_model(name)
+            print(path)
+        return 0
+    except ModelError as exc:
+        print(f"react-text models: {exc}", file=sys.stderr)
+        return 1
+
+
+# --- compare ---------------------------------------------------------------
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="run a task suite across templates and models and report")
+    p.add_argument("--templates", nargs="+", default=["classic", "json", "call", "paper", "zh"])
+    p.add_argument("--models", nargs="+", default=None, help="catalog names or GGUF paths (default: the default model)")
+    p.add_argument("--suite", default="all", help="built-in suite name(s) joined by commas, 'all', or a JSONL file")
+    p.add_argument("--out", default="compare-results", help="folder for results.jsonl, traces and the report")
+    p.add_argument("--constrain", choices=["off", "on", "both"], default="off",
+                   help="grammar-constrained turns: without, with, or both side by side")
+    p.add_argument("--backend", choices=["llama", "http"], default="llama")
+    p.add_argument("--url", action="append", default=[], help="HTTP endpoint (repeat for several servers)")
+    p.add_argument("--api", choices=["openai", "llama"], default="openai")
+    p.add_argument("--concurrency", type=int, default=1, help="parallel tasks (HTTP backend only)")
+    p.add_argument("--max-steps", type=int, default=6)
+    p.add_argument("--max-turn-tokens", type=int, default=192)
+    p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks of the suite")
+    p.add_argument("--report-only", action="store_true", help="rebuild the report from results.jsonl; run nothing")
+    p.set_defaults(func=_cmd_compare)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
+    from . import compare, metrics, report
+    from .models import DEFAULT_MODEL
+
+    spec = compare.CompareSpec(
+        templates=tuple(args.templates),
+        models=tuple(args.models or [DEFAULT_MODEL]),
+        suite=args.suite,
+        out_dir=Path(args.out),
+        constrain={"off": (False,), "on": (True,), "both": (False, True)}[args.constrain],
+        backend=args.backend,
+        urls=tuple(args.url),
+        api=args.api,
+        concurrency=args.concurrency,
+        max_steps=args.max_steps,
+        max_turn_tokens=args.max_turn_tokens,
+        timeout_s=args.timeout,
+        limit=args.limit,
+    )
+    command = "react-text " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
+    if args.report_only:
+        records = compare.select(compare.load_results(spec.out_dir / "results.jsonl"), spec)
+    else:
+        try:
+            records = compare.select(compare.run_compare(spec), spec)
+        except compare.CompareError as exc:
+            print(f"react-text compare: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: finished tasks are in {spec.out_dir / 'results.jsonl'}; "
+                  "run the same command again to resume", file=sys.stderr)
+            return 130
+    if not records:
+        print("no results yet", file=sys.stderr)
+        return 1
+    paths = compare.write_report(records, spec.out_dir, command=command)
+    print(report.terminal_table(metrics.summarize(records)))
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return 0
+
+
 # --- main ------------------------------------------------------------------
 
-_SUBCOMMANDS = [_add_parse, _add_run, _add_replay, _add_templates, _add_serve]
+_SUBCOMMANDS = [_add_parse, _add_run, _add_replay, _add_templates, _add_models, _add_compare, _add_serve]
 
 
 def build_parser() -> argparse.ArgumentParser:

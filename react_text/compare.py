@@ -206,7 +206,7 @@ def prepare(spec: CompareSpec) -> _Prepared:
 
     problems = []
     try:
-        suite = load_suite(spec.suite)
+        suite = load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite)
     except Exception as exc:  # SuiteError and file errors alike: report, run nothing
         raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
     templates = {}
@@ -269,12 +269,14 @@ def run_compare(
         for task in prepared.tasks
         if (model, template, constrain, task.id) not in done_keys
     ]
-    total = len(plan) + sum(1 for r in existing if r["model"] in spec.models and r["template"] in spec.templates)
+    task_ids = {t.id for t in prepared.tasks}
+    total = len(plan) + sum(1 for r in select(existing, spec) if r["task_id"] in task_ids)
     progress = Progress(total=total, done=total - len(plan), stream=progress_stream)
     writer = ResultsFile(results_path)
     limits = Limits(max_steps=spec.max_steps, max_turn_tokens=spec.max_turn_tokens, timeout_s=spec.timeout_s)
     cell_totals = {(m, t, c): len(prepared.tasks) for m in spec.models for t in spec.templates for c in spec.constrain}
-    cell_done = {k: sum(1 for r in existing if (r["model"], r["template"], bool(r.get("constrain"))) == k)
+    cell_done = {k: sum(1 for r in existing if r["task_id"] in task_ids
+                        and (r["model"], r["template"], bool(r.get("constrain"))) == k)
                  for k in cell_totals}
     counter_lock = threading.Lock()
     factory = backend_factory or _default_factory(spec, prepared)

@@ -116,6 +116,9 @@ class Console:
         totals = e.get("totals") or {}
         if status == "answered":
             self._line("answer", "Answer:", str(e.get("answer", "")))
+        elif status == "proposed":  # Agent.propose: one turn, no tools run
+            self._line("dim", "[proposed one turn; no tool was run]")
+            return
         else:
             self._line("stopped", f"No answer ({status}):", str(e.get("reason", "")))
         wall = totals.get("wall_seconds")

@@ -24,7 +24,7 @@ What a turn may contain, by design:
   first, optional keys may be left out; no keys outside the schema;
 - a tool with exactly one candidate argument may also be called with a bare value
   (``paper``: ``search[text]``, ``call``: ``search("text")``), which the parser returns
-  as a string;
+  as a string; a tool without arguments is ``Tool[]`` / ``tool()`` (also ``{}``);
 - free-text answers and strings are bounded (``max_answer_chars``,
   ``max_string_chars``) so a rambling model must come to an end.
 
@@ -543,7 +543,10 @@ class _TurnBuilder:
             bare = self.bare(spec)
             if bare:
                 alts.append(bare)
-            body = f'{_lit(name + "[")} ( {" | ".join(alts)} ) "]"'
+            inner = f'( {" | ".join(alts)} )' if len(alts) > 1 else alts[0]
+            if spec.parameters.get("properties") == {}:
+                inner += "?"  # a tool without arguments is called as ``Tool[]``
+            body = f'{_lit(name + "[")} {inner} "]"'
         else:  # pragma: no cover - checked in build_grammar
             raise GrammarError(f"unknown dialect {d!r}")
         return b.rule(f"action-{name}", body)

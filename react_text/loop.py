@@ -43,7 +43,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Sequence, Union
 
 from .backends.base import Backend, BackendError
 from .parser import parse
@@ -490,7 +490,7 @@ class Agent:
         try:
             try:
                 events.emit("run_start", **self._run_start(question))
-                prompt = self._first_prompt(question)
+                prompt, wrap_info = self._first_prompt(question)
                 previous: str | None = None
                 while True:
                     stop = check_limits(state, clock() - started)
@@ -498,7 +498,7 @@ class Agent:
                         status, reason = stop.status, stop.reason
                         break
                     n = state.steps + 1
-                    turn = self._model_turn(prompt, previous, n, state, events)
+                    turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
                     decision = decide(state, turn.step)
                     events.emit("decision", n=n, decision=decision)
                     record = self._act(turn, decision, n, state, started, events)
@@ -548,7 +548,7 @@ class Agent:
         events = _Events(writer, self.on_event, self._clock)
         try:
             events.emit("run_start", **self._run_start(question), mode="propose")
-            prompt = self._first_prompt(question)
+            prompt, wrap_info = self._first_prompt(question)
             n = 1
             thought = _HISTORY_THOUGHT.get(getattr(self.template, "language", "en"), _HISTORY_THOUGHT["en"])
             for action, obs in history:
@@ -561,7 +561,7 @@ class Agent:
             state = RunState(limits=self.limits, tool_names=tuple(self.tools))
             previous: str | None = None
             while True:
-                turn = self._model_turn(prompt, previous, n, state, events)
+                turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
                 step = turn.step
                 if step.error is None and step.actions and step.actions[0].tool not in self.tools:
                     step = replace(step, actions=(), error=_unknown_tool(step.actions[0].tool, state.tool_names))
@@ -609,15 +609,16 @@ class Agent:
             "seed": self.seed,
         }
 
-    def _first_prompt(self, question: str) -> str:
+    def _first_prompt(self, question: str) -> tuple[str, dict[str, Any]]:
+        """The wrapped prompt, and how it was wrapped (for the trace, so a replay wraps alike)."""
         rendered = self.template.render(question, list(self.tools.values()), self.examples)
         wrapped = self.backend.wrap_prompt(rendered)
-        self._wrap = _wrap_parts(rendered, wrapped)
-        return wrapped
+        return wrapped, _wrap_parts(rendered, wrapped)
 
-    def _model_turn(self, prompt: str, previous: str | None, n: int, state: RunState, events: _Events) -> _Turn:
+    def _model_turn(self, prompt: str, previous: str | None, n: int, state: RunState, events: _Events,
+                    wrap_info: dict[str, Any]) -> _Turn:
         if previous is None:
-            events.emit("prompt", n=n, chars=len(prompt), text=prompt, **self._wrap)
+            events.emit("prompt", n=n, chars=len(prompt), text=prompt, **wrap_info)
         else:
             events.emit("prompt", n=n, chars=len(prompt), delta=prompt[len(previous):])
         budget = max(1, self.limits.max_total_tokens - state.tokens)

@@ -73,7 +73,13 @@ MAX_ACTIONS = 32
 """More actions than this in one turn are dropped (repair ``too_many_actions``)."""
 
 _MAX_NAME = 100  # longer "tool names" are sentences: no folding or fuzzy matching on them
-_TIMEOUT = 0.5  # seconds; a last guard on regex searches over long lines, not the design
+# Linear time comes from the design: lines are found with str.find, every
+# pattern is anchored with bounded, un-nested quantifiers or is a single
+# character class, and JSON nesting is capped. The regex timeout below is only
+# a last guard on the few multi-part patterns (a TimeoutError would surface as
+# the ``internal`` error); the per-line label match skips it, since it costs
+# more than the match itself and that pattern is constant-time by construction.
+_TIMEOUT = 0.25
 
 # --- labels -----------------------------------------------------------------------
 # Labels are matched only at a line start. Every quantifier is bounded and none
@@ -90,7 +96,7 @@ _LABEL_KINDS = (
 _DECORATION = r"[ \t>#*_\-]{0,12}"
 _AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
 _LABEL = regex.compile(
-    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + "[*_]{0,3}",
+    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$))?",
     regex.IGNORECASE,
 )
 _LABEL_STARTS = frozenset("aAtToOqQfFiI行动操思想观结问最答输参")
@@ -106,13 +112,13 @@ _MIDLINE_WORDS = ("Observation", "observation", "OBSERVATION", "Obs:", "Thought"
                   "final answer", "Question", "观察", "思考", "最终答案")
 _MIDLINE_AFTER = regex.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
 _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
+# An object (or a list of them) whose first key names a tool: '{"action":', "[{'name':".
 _ACTIONISH = regex.compile(
-    r"[\{\[][ \t\r\n]{0,40}[\{]?[ \t\r\n]{0,40}[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
+    r"[\{\[][ \t\r\n]{0,40}(?:\{[ \t\r\n]{0,40})?[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
     r"final_answer)[\"']?[ \t]{0,4}[:：]",
     regex.IGNORECASE,
 )
 _IDENT = regex.compile(r"[^\W\d][\w.\-]*")
-_INPUT_KWARGS = regex.compile(r"[^\W\d]\w*[ \t]*=(?!=)")
 _SEPARATORS = regex.compile(r"[\s_\-]+")
 _NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
 _NO_TOOL_WORDS = frozenset({"none", "n/a", "na", "null", "nothing", "no action", "no tool", "无"})
@@ -127,15 +133,16 @@ _ANSWER_KEYS = ("answer", "finalanswer", "output", "text", "response", "result",
 _PLACEHOLDER_PHRASES = (
     "the action to take", "should be one of", "the input to the action", "input to the action",
     "the final answer to the original", "final answer to the original input", "the result of the action",
-    "name of the tool", "the tool to use", "the tool name", "your final answer", "your answer here",
-    "action input here", "arguments here", "json_blob", "$input", "$tool",
+    "name of the tool", "the name of the tool", "the tool to use", "the tool name", "your final answer",
+    "your answer here", "action input here", "arguments here", "json_blob", "$json_blob", "$input", "$tool",
 )
+# Whole-value placeholder shapes: "...", "$JSON_BLOB", "<tool>", "<tool>(<arguments>)",
+# "{tool_names}", "[search, calculator]". Single character classes between fixed
+# delimiters, so a match cannot backtrack.
 _PLACEHOLDER_FORMS = regex.compile(
-    r"(?:\.{2,}|…+|\$[A-Z_]{2,40}|<[^<>\n]{1,40}>(?:\(<[^<>\n]{1,40}>\))?|\{[A-Za-z_ ]{1,40}\}"
-    r"|\[[A-Za-z_ ]{1,40}(?:, ?[A-Za-z_ ]{1,40}){0,20}\])"
+    r"\.{2,400}|…{1,400}|\$[A-Z_]{2,40}|<[^<>\n]{1,40}>|<[^<>\n]{1,40}>\(<[^<>\n]{1,40}>\)"
+    r"|\{[A-Za-z_ ]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
-
-
 _PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
 
 
@@ -146,9 +153,9 @@ def _is_placeholder(value: str) -> bool:
     s = value.strip().strip("`\"'*").strip()
     if not s:
         return False
-    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s):
+    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s, timeout=_TIMEOUT):
         return True
-    return _PLACEHOLDER_PHRASE.search(s) is not None
+    return _PLACEHOLDER_PHRASE.match(s) is not None  # echoed instructions start with the phrase
 
 
 # --- tools ------------------------------------------------------------------------------
@@ -158,7 +165,7 @@ def _fold(name: str) -> str:
 
 def _clean_name(raw: str) -> str:
     """Strip what models wrap a name in: quotes, backticks, bold, trailing punctuation, ``functions.``."""
-    s = raw.strip().strip("`*\"'“”‘’ ").strip()
+    s = raw.strip().lstrip(":：").strip().strip("`*\"'“”‘’ ").strip()
     s = s.rstrip(".,;:!?。，：").strip().strip("`*\"'“”‘’ ").strip()
     low = s.casefold()
     for prefix in _NAME_PREFIXES:
@@ -228,8 +235,9 @@ class _Toolset:
         return list(props) if isinstance(props, dict) else []
 
     def takes_no_arguments(self, name: str) -> bool:
+        """Only a schema that declares its (empty) properties says so; ``{}`` just means "unknown"."""
         params = self.parameters(name)
-        return bool(name in self.schemas and not params.get("properties") and not params.get("required"))
+        return isinstance(params.get("properties"), dict) and not params["properties"] and not params.get("required")
 
 
 @functools.lru_cache(maxsize=256)
@@ -252,14 +260,17 @@ def _toolset(tools: Any) -> Optional[_Toolset]:
             names.append(item)
         elif isinstance(item, Mapping):
             spec = item.get("function") if isinstance(item.get("function"), Mapping) else item
-            if isinstance(spec.get("name"), str):
-                names.append(spec["name"])
-                schemas[spec["name"]] = dict(spec)
+            if not isinstance(spec.get("name"), str):
+                raise TypeError("a tool given as a dict needs a \"name\"")
+            names.append(spec["name"])
+            schemas[spec["name"]] = dict(spec)
         elif isinstance(getattr(item, "name", None), str):
             names.append(item.name)
             params = getattr(item, "parameters", None)
             if isinstance(params, dict):
                 schemas[item.name] = params
+        else:
+            raise TypeError(f"cannot read a tool name from {type(item).__name__}")
     if not schemas:
         return _toolset_from_names(tuple(names))
     return _Toolset(tuple(names), schemas)
@@ -275,7 +286,7 @@ def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]
     ts = _toolset(tools)
     cleaned = _clean_name(name)
     if ts is None:
-        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None
+        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None
         return (cleaned if ok else None), None
     found = ts.lookup(cleaned) if cleaned else None
     if found is not None:
@@ -332,7 +343,7 @@ def _example_args(ts: Optional[_Toolset], tool: Optional[str]) -> str:
     params = ts.parameters(tool)
     props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
     if not props:
-        return "{}" if tool in ts.schemas else '{"input": "..."}'
+        return "{}" if ts.takes_no_arguments(tool) else '{"input": "..."}'
     required = [p for p in params.get("required", []) if p in props] or list(props)[:1]
     return json.dumps({p: "..." for p in required}, ensure_ascii=False)
 
@@ -401,9 +412,10 @@ def _msg_missing_answer() -> str:
 class _Turn:
     """Reads one turn left to right.
 
-    The cursor only moves forward and jumps between candidate lines with one
-    C-level regex search, and a failed JSON read raises ``blob_floor`` so the
-    same text is never parsed twice: the work is linear in the turn's length.
+    The cursor only moves forward; lines that may matter are picked in bulk
+    (``lines_from``), so prose costs no Python work per line; and a failed
+    JSON read raises ``blob_floor`` so the same text is never parsed twice:
+    the work is linear in the turn's length.
     """
 
     def __init__(self, text: str, ts: Optional[_Toolset]) -> None:
@@ -455,14 +467,41 @@ class _Turn:
     def find_line(self, i: int, *, fence: bool = False, blank: bool = False) -> int:
         """Start of the first line from line start ``i`` that is a label (or a fence / blank line)."""
         text = self.text
-        while i < self.limit:
-            le = self.line_end(i)
-            if blank and not text[i:le].strip():
-                return i
-            if self.label(i, le) is not None or (fence and self.is_fence(i, le)):
-                return i
-            i = le + 1
+        for start in self.lines_from(i, fence=fence, blank=blank):
+            le = self.line_end(start)
+            if blank and not text[start:le].strip():
+                return start
+            if self.label(start, le) is not None or (fence and self.is_fence(start, le)):
+                return start
         return self.limit
+
+    def lines_from(self, start: int, *, blobs: bool = False, fence: bool = False,
+                   blank: bool = False) -> Iterator[int]:
+        """Offsets of the lines from line start ``start`` that may open with a label
+        (or, on request, hold a JSON action, be a fence, or be blank), in order.
+
+        A chunk at a time, ``split`` and a comprehension of C-level tests pick
+        them, so the lines that cannot matter cost no Python work each.
+        """
+        text, limit = self.text, self.limit
+        chunk_start = start
+        while chunk_start < limit:
+            cut = text.find("\n", min(chunk_start + _CHUNK, limit), limit)
+            chunk_end = limit if cut < 0 else cut
+            lines = text[chunk_start:chunk_end].split("\n")
+            picked = [k for k, line in enumerate(lines)
+                      if line[:16].lstrip(_DECORATION_CHARS)[:1] in _LABEL_STARTS
+                      or (blobs and "{" in line
+                          and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
+                               or "{ " in line or "<tool_call>" in line))
+                      or (fence and line[:16].lstrip()[:3] == "```")
+                      or (blank and not line.strip())]
+            line_no, offset = 0, chunk_start
+            for k in picked:
+                offset += sum(map(len, lines[line_no:k])) + (k - line_no)
+                line_no = k
+                yield offset
+            chunk_start = chunk_end + 1
 
     def blob_start(self, i: int, le: int) -> int:
         """Where a JSON action may start on the line at ``i`` (-1 if nowhere).
@@ -492,7 +531,7 @@ class _Turn:
         k = text.find("{", p, le)
         tries = 0
         while k >= 0 and tries < 4:
-            if _ACTIONISH.match(text, k, min(k + 200, self.limit)):
+            if _ACTIONISH.match(text, k, min(k + 200, self.limit), timeout=_TIMEOUT):
                 return k
             k = text.find("{", k + 1, le)
             tries += 1
@@ -533,34 +572,11 @@ class _Turn:
                 self.repairs.append(r)
 
     # --- the walk ---------------------------------------------------------------------
-    def candidate_lines(self) -> Iterator[int]:
-        """Offsets of the lines that may hold a label or a JSON action, in order.
-
-        A chunk at a time, ``split`` and a comprehension of C-level tests pick
-        them, so plain prose costs no Python work per line.
-        """
-        text, limit = self.text, self.limit
-        chunk_start = 0
-        while chunk_start < limit:
-            cut = text.find("\n", min(chunk_start + _CHUNK, limit), limit)
-            chunk_end = limit if cut < 0 else cut
-            lines = text[chunk_start:chunk_end].split("\n")
-            picked = [k for k, line in enumerate(lines)
-                      if line[:16].lstrip(_DECORATION_CHARS)[:1] in _LABEL_STARTS
-                      or ("{" in line and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line
-                                           or "{'" in line or "{ " in line or "<tool_call>" in line))]
-            line_no, offset = 0, chunk_start
-            for k in picked:
-                offset += sum(map(len, lines[line_no:k])) + (k - line_no)
-                line_no = k
-                yield offset
-            chunk_start = chunk_end + 1
-
     def read(self) -> _Reading:
         text, limit = self.text, self.limit
         calls: list[_Call] = []
         i = 0
-        for start in self.candidate_lines():
+        for start in self.lines_from(0, blobs=True):
             if start < i:
                 continue  # inside something already read
             if calls and start != i:
@@ -574,32 +590,37 @@ class _Turn:
                     return self.stop(calls, i)
                 if kind == "thought":
                     self.thought_labels.append((i, cstart))
-                    i = le + 1
-                    continue
-                if kind == "input":
+                    b = self.blob_start(cstart, le) if i >= self.blob_floor else -1
+                    got = self.bare_blob(cstart, b, le) if b >= 0 else None  # "Thought: {"action": ...}"
+                    if got is None:
+                        i = max(le + 1, self.resume)
+                        continue
+                    self.first_start = b
+                elif kind == "input":
                     self.stray_input = True
                     i = le + 1
                     continue
-                if len(calls) >= MAX_ACTIONS:
+                elif len(calls) >= MAX_ACTIONS:
                     self.add("too_many_actions")
                     return self.stop(calls, i)
-                if self.first_start is None:
-                    self.first_start = i
-                if kind == "final":
-                    answer, end = self.final(cstart)
-                    return _Reading((), answer, end)
-                try:
-                    got = self.action(i, cstart, le)
-                except _TurnError as err:
-                    if calls and err.code == "truncated":
-                        self.add("dropped_truncated_action")
-                        return self.stop(calls, i)
-                    if err.no_tool and not calls:
-                        # "Action: None" (and its input): no tool meant; read on, a final answer may follow
-                        self.first_start = None
-                        i = self.skip_no_tool(le)
-                        continue
-                    raise
+                else:
+                    if self.first_start is None:
+                        self.first_start = i
+                    if kind == "final":
+                        answer, end = self.final(cstart)
+                        return _Reading((), answer, end)
+                    try:
+                        got = self.action(i, cstart, le)
+                    except _TurnError as err:
+                        if calls and err.code == "truncated":
+                            self.add("dropped_truncated_action")
+                            return self.stop(calls, i)
+                        if err.no_tool and not calls:
+                            # "Action: None" (and its input): no tool meant; read on, a final answer may follow
+                            self.first_start = None
+                            i = self.skip_no_tool(le)
+                            continue
+                        raise
             else:
                 b = self.blob_start(i, le) if i >= self.blob_floor else -1
                 got = None
@@ -732,6 +753,17 @@ class _Turn:
             if text[opener] == "(":
                 return self.call(start, text[p:opener], opener)
             return self.paper(start, text[p:opener], opener, slot_end)
+        inline = _inline_input_label(text, p, slot_end)
+        if inline is not None:  # "Action: search Action Input: x" on one line
+            name_end, value_start = inline
+            if value_start < slot_end:
+                self.add("inline_input")
+                args, end = self.input_value(value_start, le, text[p:name_end])
+                tool = self.check_name(text[p:name_end], end)
+                if tool is _FINAL:
+                    self.final_end = end
+                    return self.final_text(args, end)
+                return [_Call(text[p:name_end], args, start, end, tool=str(tool))]
         colon = _first_of(text, ":：", p, slot_end)
         if colon > p and self.ts is not None and self.ts.lookup(_clean_name(text[p:colon])):
             # "Action: search: weather in Paris" (a known tool, the input on the same line)
@@ -749,7 +781,7 @@ class _Turn:
         cleaned = _clean_name(name_raw)
         if not cleaned or len(cleaned) > 100:
             return False
-        if _IDENT.fullmatch(cleaned) is not None or _is_final_name(cleaned):
+        if _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None or _is_final_name(cleaned):
             return True
         return self.ts is not None and self.ts.lookup(cleaned) is not None
 
@@ -802,7 +834,7 @@ class _Turn:
         if self.ts is not None:
             shown = cleaned or name
             raise _TurnError("unknown_tool", _msg_unknown(self.ts, shown, self.ts.suggest(shown)), end)
-        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None:
+        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None:
             return cleaned
         raise _TurnError("no_action", _msg_not_a_name(self.ts, name), end)
 
@@ -871,18 +903,10 @@ class _Turn:
             body = body[1:-1].strip()  # markdown inline code around the input
         return self.bare_args(body, end), end
 
-    def bare_args(self, body: str, end: int) -> Union[dict, str]:
-        """Bare input text, or a dict when it is written as ``key=value`` pairs."""
+    def bare_args(self, body: str, end: int) -> str:
+        """Bare input text is the argument as written (``x = 2 + 3`` stays text)."""
         if _is_placeholder(body):
             raise _TurnError("placeholder", _msg_placeholder(self.ts, body), end)
-        if _INPUT_KWARGS.match(body):
-            try:
-                got = jsonish.read_call_args(body + ")", 0)
-            except jsonish.JsonishError:
-                return body
-            if got.end == len(body) + 1 and got.keywords and not got.positional:
-                self.add(*got.repairs)
-                return dict(got.keywords)
         return body
 
     def args_from_value(self, value: Any, vstart: int, end: int) -> Union[dict, str]:
@@ -1037,7 +1061,7 @@ class _Turn:
             body = self.first_char(p + 3, le)
             if body >= le or text[body] not in "{[":
                 body = self.first_char(self.skip_blank_lines(self.next_line(p)), self.limit)
-        elif p == self.first_char(i, le) and i > 0:
+        elif p == self.first_char(i, le) and i > 0 and text[i - 1] == "\n":
             above = text.rfind("\n", 0, i - 1) + 1
             line_above = text[above:i].strip()
             if line_above.startswith("```") and line_above.count("`") == 3:
@@ -1045,7 +1069,7 @@ class _Turn:
             elif line_above == "<tool_call>":
                 i = above
                 tagged = True
-        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit)) is not None
+        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit), timeout=_TIMEOUT) is not None
         try:
             value, _vstart, end = self.structured(p)
         except jsonish.JsonishError as err:
@@ -1113,6 +1137,17 @@ def _midline_stop(text: str, p: int, le: int) -> int:
             k = text.find(word, after, stop)
             tries += 1
     return stop
+
+
+def _inline_input_label(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
+    """(end of the name, start of the input) when an action line also holds ``Action Input:``."""
+    for word in ("Action Input", "action input", "Action input", "ACTION INPUT", "Action_Input", "action_input"):
+        k = text.find(word, start, end)
+        if k > start:
+            m = _MIDLINE_AFTER.match(text, k + len(word), end)
+            if m is not None:
+                return k, _NON_SPACE.match(text, m.end(), end).end()
+    return None
 
 
 def _first_of(text: str, chars: str, start: int, end: int) -> int:

@@ -214,6 +214,13 @@ def turn(dialect: str, thought: str, body: str, n: int) -> tuple[str, str]:
     return prefix, full[len(prefix):]
 
 
+def skip_placeholder_echo(step) -> None:
+    """Drop examples whose generated text happens to contain a phrase the parser refuses as
+    an echoed instruction ("your answer here"): parser policy, which no small grammar can
+    express; test_placeholder_* cover it on purpose."""
+    assume(step.error is None or step.error.code != "placeholder")
+
+
 def expected_args(dialect: str, args: dict) -> dict | str:
     if dialect == "paper":
         single = single_value(args)
@@ -243,6 +250,7 @@ def test_rendered_action_is_admitted_and_parses_back(dialect, case, llama):
     assert_admitted(gbnf, completion + "\n", llama)
 
     step = parse(prefix + completion, list(tools))
+    skip_placeholder_echo(step)
     assert step.error is None, (completion, step.error)
     assert step.final_answer is None
     assert [a.tool for a in step.actions] == [name]
@@ -257,6 +265,7 @@ def test_rendered_final_answer_is_admitted_and_parses_back(dialect, tools, thoug
     prefix, completion = turn(dialect, thought, format_final(dialect, answer, n), n)
     assert_admitted(gbnf, completion, llama)
     step = parse(prefix + completion, list(tools))
+    skip_placeholder_echo(step)
     assert step.error is None, (completion, step.error)
     assert step.actions == ()
     assert step.final_answer == answer
@@ -340,21 +349,29 @@ def test_every_admitted_turn_parses_to_an_offered_call_or_an_answer(dialect, too
     action = step.actions[0]
     assert action.tool in tools
     schema = tools[action.tool]
-    if isinstance(action.args, str):  # a bare value stands for the tool's one argument
+    if action.args == "" and not schema["properties"]:  # Tool[] for a tool without arguments
+        assert dialect == "paper"
+    elif isinstance(action.args, str):  # a bare value stands for the tool's one argument
         assert dialect in ("paper", "call") and (len(schema["required"]) == 1 or len(schema["properties"]) == 1)
     else:
         assert conforms(action.args, schema), (completion, action.args)
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
-@pytest.mark.parametrize("answer", ["...", "…", "<answer>", "[your answer]", "*...*", "'...'", "_", " 42"])
+@pytest.mark.parametrize("answer", ["...", "…", "<answer>", "[your answer]", "*...*", "'...'", "_x", " 42", "42 "])
 def test_placeholder_answers_are_not_admitted(dialect, answer, llama):
+    """Echoed placeholders (which the parser refuses) and answers the parser would trim
+    or read as markdown (``_x`` after ``最终答案：``) are kept out by the grammar."""
     gbnf = build_grammar(dialect, {})
     prefix, completion = turn(dialect, "done", format_final(dialect, answer, 1), 1)
+    if dialect == "json" and answer == "42 ":  # inside a JSON string the space is kept exactly
+        assert_admitted(gbnf, completion, llama)
+        assert parse(prefix + completion, []).final_answer == answer
+        return
     assert_rejected(gbnf, completion, llama)
-    if answer != " 42":  # what the grammar keeps out, the parser refuses as well
+    if "." in answer or "answer" in answer or "…" in answer:
         step = parse(prefix + completion, [])
-        assert step.final_answer is None or step.final_answer == answer.strip("*_ ")
+        assert step.error is not None and step.error.code == "placeholder", step
 
 
 @pytest.mark.parametrize("dialect", ["classic", "json", "call", "zh"])

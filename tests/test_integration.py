@@ -20,17 +20,29 @@ from react_text.trace import iter_events, prompts_from_events, read_trace, witho
 
 pytestmark = pytest.mark.model
 
-SMOL_LIMITS = Limits(max_steps=3, max_turn_tokens=64, timeout_s=120)
+SMOL_LIMITS = Limits(max_steps=3, max_turn_tokens=64, timeout_s=300)
 
 
-@pytest.mark.parametrize("template_name,question", [
-    ("classic", "What is 37 * 91 + 12?"),
-    ("json", "What is 15% of 240?"),
+@pytest.fixture(scope="module")
+def smol_plain(smollm2_path):
+    """SmolLM2 as plain completion (no chat template): it then follows the few-shot format and calls tools."""
+    from react_text.backends.llama_cpp import LlamaCppBackend
+
+    backend = LlamaCppBackend(smollm2_path, n_ctx=2048, chat=False)
+    yield backend
+    backend.close()
+
+
+@pytest.mark.parametrize("backend_name,template_name,question,must_call", [
+    ("smol_plain", "classic", "Use the calculator to compute 1234 + 4321.", True),
+    ("smol_backend", "classic", "What is 37 * 91 + 12?", False),
+    ("smol_backend", "json", "What is 15% of 240?", False),
 ])
-def test_smollm2_run_is_well_formed(smol_backend, tmp_path, template_name, question):
+def test_smollm2_run_is_well_formed(request, tmp_path, backend_name, template_name, question, must_call):
+    backend = request.getfixturevalue(backend_name)
     template = load_template(template_name)
     path = tmp_path / "smol.jsonl"
-    result = Agent(smol_backend, [calculator, current_time], template, limits=SMOL_LIMITS, trace=path).run(question)
+    result = Agent(backend, [calculator, current_time], template, limits=SMOL_LIMITS, trace=path).run(question)
 
     assert result.status in STATUSES and result.status not in ("backend_error", "interrupted", "timeout")
     assert 1 <= len(result.steps) <= SMOL_LIMITS.max_steps
@@ -47,11 +59,15 @@ def test_smollm2_run_is_well_formed(smol_backend, tmp_path, template_name, quest
         prev = result.steps[n - 1]
         assert prompts[n].startswith(prompts[n - 1] + prev.kept)
         assert prompts[n] == prompts[n - 1] + prev.kept + template.observation(prev.observation_text, n)
-        # llama.cpp re-evaluated only the new text, not the whole prompt.
+        # llama.cpp re-evaluated only the appended observation, not the whole prompt.
+        appended = prompts[n][len(prompts[n - 1]) + len(prev.kept):]
         turn = result.steps[n]
-        assert turn.evaluated_tokens < turn.prompt_tokens
+        assert turn.evaluated_tokens <= backend.count_tokens(appended) + 8 < turn.prompt_tokens
 
     tools = {"calculator": calculator, "current_time": current_time}
+    ran = [s for s in result.steps if isinstance(s.decision, RunTool)]
+    if must_call:
+        assert ran, [s.text for s in result.steps]
     for step in result.steps:
         assert step.text.startswith(step.kept)  # the scratchpad keeps a prefix of what the model wrote
         if isinstance(step.decision, RunTool):
@@ -63,14 +79,16 @@ def test_smollm2_run_is_well_formed(smol_backend, tmp_path, template_name, quest
                 assert step.decision.action.tool in tools
 
 
-def test_real_run_replays_exactly_without_the_model(smol_backend, tmp_path):
+def test_real_run_replays_exactly_without_the_model(smol_plain, tmp_path):
     template = load_template("classic")
     path = tmp_path / "recorded.jsonl"
-    original = Agent(smol_backend, [calculator], template, limits=SMOL_LIMITS, trace=path).run(
-        "What is 1234 + 4321?")
+    original = Agent(smol_plain, [calculator], template, limits=SMOL_LIMITS, trace=path).run(
+        "Use the calculator to compute 1234 + 4321.")
+    assert any(isinstance(s.decision, RunTool) for s in original.steps)
     replay_path = tmp_path / "replayed.jsonl"
     replay = ReplayBackend.from_trace(path)
-    again = Agent(replay, [calculator], template, limits=SMOL_LIMITS, trace=replay_path).run("What is 1234 + 4321?")
+    again = Agent(replay, [calculator], template, limits=SMOL_LIMITS, trace=replay_path).run(
+        "Use the calculator to compute 1234 + 4321.")
     assert replay.remaining == 0
     assert again.status == original.status and again.answer == original.answer
     assert [s.kept for s in again.steps] == [s.kept for s in original.steps]

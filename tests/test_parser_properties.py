@@ -45,9 +45,12 @@ tools_arg = st.one_of(
 
 FINAL_FOLDED = {n.replace(" ", "").replace("_", "").replace("-", "").casefold() for n in FINAL_NAMES}
 NO_TOOL_WORDS = {"none", "na", "null", "nothing"}
-tool_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,15}", fullmatch=True).filter(
+IDENT_START = string.ascii_letters + "_"
+IDENT_REST = IDENT_START + string.digits
+tool_names = st.builds(lambda a, b: a + b, st.sampled_from(IDENT_START), st.text(IDENT_REST, max_size=15)).filter(
     lambda n: n.replace("_", "").casefold() not in FINAL_FOLDED and n.casefold() not in NO_TOOL_WORDS)
-keys = st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True)
+keys = st.builds(lambda a, b: a + b, st.sampled_from(string.ascii_lowercase + "_"),
+                 st.text(string.ascii_lowercase + string.digits + "_", max_size=10))
 scalars = st.one_of(
     st.text(max_size=30),
     st.integers(-10**9, 10**9),
@@ -55,17 +58,18 @@ scalars = st.one_of(
     st.booleans(),
     st.none(),
 )
+scalars = scalars.filter(lambda v: not isinstance(v, str) or no_special_token(v))
 json_values = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)), max_leaves=8)
 arg_dicts = st.dictionaries(keys, json_values, min_size=1, max_size=4)
 # One value the paper format can hold on one line without looking like JSON.
 paper_values = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=30)
-    .map(str.strip).filter(lambda s: s and not s.startswith("{")),
+    .map(str.strip).filter(lambda s: s and not s.startswith("{") and no_special_token(s)),
     st.integers(-10**6, 10**6),
 )
 answers = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=60).map(
-    str.strip).filter(lambda s: s and s[0] not in "{[" and not s.startswith(("...", "…", "$", "<")))
+    str.strip).filter(lambda s: s and s[0] not in "{[" and not s.startswith(("...", "…", "$", "<")) and no_special_token(s))
 
 PROSE = ["Sure, let me help with that.", "I need to look this up first.", "Okay.", "Let me think step by step.",
          "Hmm, this needs a tool.", "让我想一想。"]
@@ -78,6 +82,20 @@ TAILS = [
     "\nQuestion: What is the capital of Peru?\nThought: I should search.",
     "\nFinal Answer: made up",
 ]
+
+
+SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
+
+
+def no_special_token(s: str) -> bool:
+    """A chat special token ends the turn by design (see test_parser.py), so it is not argument text."""
+    return not any(tok in s for tok in SPECIAL_TOKENS)
+
+
+def echoes_a_placeholder(step: Step) -> bool:
+    """Generated values can be exactly a template placeholder ("...", "$X", "the action to take"):
+    rejecting those is the parser's job, so such draws prove nothing about round trips."""
+    return step.error is not None and step.error.code == "placeholder"
 
 
 def assert_well_formed(step: Step, text: str) -> None:
@@ -129,6 +147,7 @@ def test_hostile_inputs_give_a_step(text: str) -> None:
 def test_every_dialect_reads_back_what_it_renders(dialect: str, tool: str, args: dict, named: bool) -> None:
     text = format_action(dialect, tool, args)
     step = parse(text, [tool] if named else None)
+    assume(not echoes_a_placeholder(step))
     assert step.error is None, (text, step.error)
     assert [a.tool for a in step.actions] == [tool]
     got = step.actions[0].args
@@ -153,10 +172,11 @@ def test_paper_single_value_reads_back_as_text(tool: str, value, n: int) -> None
        text_arg=st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=40))
 def test_string_arguments_read_back(dialect: str, tool: str, text_arg: str) -> None:
     text_arg = text_arg.strip()
+    assume(no_special_token(text_arg))
     assume(text_arg and text_arg[0] not in "{[\"'`“" and text_arg[-1] not in "`")
     assume(not text_arg.startswith(("...", "…", "$")))
     step = parse(format_action(dialect, tool, text_arg), None)
-    assume(step.error is None or step.error.code != "placeholder")
+    assume(not echoes_a_placeholder(step))
     assert step.error is None, step.error
     assert step.actions[0].args == text_arg
 
@@ -165,7 +185,7 @@ def test_string_arguments_read_back(dialect: str, tool: str, text_arg: str) -> N
 @given(dialect=st.sampled_from(sorted(DIALECTS)), answer=answers, n=st.integers(1, 9))
 def test_final_answers_read_back(dialect: str, answer: str, n: int) -> None:
     step = parse(format_thought(dialect, "I know the answer now.", n) + "\n" + format_final(dialect, answer, n))
-    assume(step.error is None or step.error.code != "placeholder")
+    assume(not echoes_a_placeholder(step))
     assert step.error is None, step.error
     assert step.final_answer == answer
 
@@ -178,6 +198,7 @@ def test_final_answers_read_back(dialect: str, answer: str, n: int) -> None:
 def test_prose_before_and_fake_tail_after_do_not_change_the_action(dialect, tool, args, prose, tail, n) -> None:
     action = format_action(dialect, tool, args, n)
     plain = parse(action, [tool])
+    assume(not echoes_a_placeholder(plain))
     decorated = parse(prose + "\n" + format_thought(dialect, "I need a tool.", n) + "\n" + action + tail, [tool])
     assert plain.error is None and decorated.error is None, (plain.error, decorated.error)
     assert [(a.tool, a.args) for a in decorated.actions] == [(a.tool, a.args) for a in plain.actions]
@@ -204,6 +225,7 @@ def test_actions_written_back_to_back_all_come_back_in_order(tools, dialect, cou
              for _ in range(count)]
     text = "\n".join(format_action(dialect, t, a, i + 1) for i, (t, a) in enumerate(calls))
     step = parse(text + TAILS[0], tools)
+    assume(not echoes_a_placeholder(step))
     assert step.error is None, step.error
     assert [(a.tool, a.args) for a in step.actions] == calls
 

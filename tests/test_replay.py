@@ -130,3 +130,51 @@ def test_replay_of_a_torn_trace(tmp_path, template):
     result = Agent(replay, [calculator], template).run("What is 37 * 91 + 12?")
     assert result.status == "backend_error" and "exhausted" in result.answer
     assert len(result.steps) == 2
+
+
+# --- printing a run (what `react-text run` streams and `react-text replay` prints) ---
+
+def test_console_prints_the_same_transcript_live_and_from_the_trace(tmp_path, template):
+    import io
+
+    from react_text.console import Console
+
+    live = io.StringIO()
+    path = tmp_path / "printed.jsonl"
+    backend = ScriptedBackend(SCRIPT)
+    Agent(backend, [calculator], template, trace=path, on_event=Console(live, colour=False)).run(
+        "What is 37 * 91 + 12?")
+    text = live.getvalue()
+    assert "Question: What is 37 * 91 + 12?" in text
+    assert "Format error (no_action):" in text
+    assert 'Action 2: calculator {"expression": "37 * 91"}' in text
+    assert "Observation 2: 3367" in text
+    assert "Nudge: You already called calculator" in text
+    assert "Observation 4: 3379" in text and "3000" not in text  # the made-up observation never shows
+    assert "Answer: 3379" in text
+    assert "\x1b[" not in text
+
+    replayed = io.StringIO()
+    console = Console(replayed, colour=False)
+    for event in read_trace(path):
+        console(event)
+    strip = lambda s: [line for line in s.splitlines() if not line.startswith("[")]  # noqa: E731
+    assert strip(replayed.getvalue()) == strip(text)
+
+
+def test_console_colour_only_when_asked_or_on_a_tty(monkeypatch):
+    import io
+
+    from react_text.console import Console, use_colour
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_colour(Tty()) and not use_colour(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_colour(Tty())
+    out = io.StringIO()
+    Console(out, colour=True)({"event": "run_end", "status": "answered", "answer": "42", "totals": {}})
+    assert "\x1b[" in out.getvalue() and "Answer: 42" in out.getvalue()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import ctypes
 import json
 import logging
 import os
@@ -143,6 +144,13 @@ class LlamaCppBackend:
     ``model`` is a path to a .gguf file or a catalog name (``smollm2``,
     ``qwen``...). ``chat=None`` wraps prompts in the model's own chat template
     when it has one (instruct models) and leaves them alone otherwise.
+
+    ``Completion.evaluated_tokens`` counts the prompt tokens llama.cpp really
+    decoded (the rest came from its cache). ``Completion.extra`` holds
+    ``model_seconds`` (time inside llama.cpp: tokenising, decoding, sampling),
+    ``prompt_eval_ms`` and ``eval_ms`` (llama.cpp's own timers),
+    ``reused_tokens``, ``ledger_reused_tokens`` (ids reused from the last call
+    rather than re-tokenised) and ``context_full`` when n_ctx cut generation short.
     """
 
     supports_grammar = True
@@ -276,11 +284,7 @@ class LlamaCppBackend:
                 raise BackendError(f"llama.cpp failed while generating: {exc}") from exc
             sampled, out, text, finish, evaluated, gen_seconds, perf = result
             model_seconds += gen_seconds
-            offset = len(prompt_bytes)
-            sampled_ends = []
-            for token in sampled:
-                offset += len(self._piece(token))
-                sampled_ends.append(offset)
+            sampled_ends = self._ends(sampled, len(prompt_bytes))
             self._ledger = TokenLedger(tokens + sampled, ends + sampled_ends, prompt_bytes + out, exact)
             extra: dict[str, Any] = {
                 "model_seconds": model_seconds,
@@ -325,12 +329,12 @@ class LlamaCppBackend:
         """The bytes one token stands for (special tokens as their text, as tokenize(special=True) reads them)."""
         piece = self._pieces.get(token)
         if piece is None:
-            buf = bytes(64)
+            buf = ctypes.create_string_buffer(64)
             n = self._lib.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, True)
-            if n < 0:
-                buf = bytes(-n)
+            if n < 0:  # the piece is longer than the buffer: -n is the size it needs
+                buf = ctypes.create_string_buffer(-n)
                 n = self._lib.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, True)
-            piece = self._pieces[token] = buf[: max(n, 0)]
+            piece = self._pieces[token] = buf.raw[: max(n, 0)]
         return piece
 
     def _tokenize(self, data: bytes) -> list[int]:
