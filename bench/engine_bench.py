@@ -9,7 +9,7 @@ engine's own time (wall minus model minus tools) as a share of the wall time.
 Targets (from issue 3): evaluated ≤ new + 8 on every turn after the first;
 engine time ≤ 2% of wall time. Exits 1 when a target is missed.
 
-    python bench/engine_bench.py [--model qwen2.5-coder-0.5b] [--template classic]
+    python bench/engine_bench.py [--model qwen2.5-coder-0.5b] [--template json]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ ENGINE_SHARE = 0.02
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=DEFAULT_MODEL)
-    ap.add_argument("--template", default="classic")
+    ap.add_argument("--template", default="json")
     ap.add_argument("--question", default=QUESTION)
     ap.add_argument("--max-steps", type=int, default=6)
     ap.add_argument("--n-ctx", type=int, default=4096)

@@ -416,7 +416,7 @@ def _bare_safe(text: str) -> bool:
 _PLACEHOLDER_STARTS = ".…<*_\\[\"'"
 
 
-def _trimmed_line(banned: str, high: int, first_extra: str = "") -> str:
+def _trimmed_line(banned: str, high: int) -> str:
     """GBNF for 1..``high`` characters on one line, none of ``banned``, no space at either end.
 
     The first character is never one that opens a template placeholder the parser
@@ -424,7 +424,7 @@ def _trimmed_line(banned: str, high: int, first_extra: str = "") -> str:
     quotes; after a full-width colon the parser reads ``*``/``_`` as markdown).
     """
     edge = f"[^ \\t\\n\\r{banned}]"
-    first = f"[^ \\t\\n\\r{banned}{_PLACEHOLDER_STARTS}{first_extra}]"
+    first = f"[^ \\t\\n\\r{banned}{_PLACEHOLDER_STARTS}]"
     if high <= 1:
         return first
     middle = f"[^\\n\\r{banned}]"
@@ -437,6 +437,8 @@ def _kind(schema: Any) -> str:
 
 
 class _TurnBuilder:
+    """Writes the ``root`` rule: thought line, then one action or the final answer, per dialect."""
+
     def __init__(self, dialect: str, specs: list[_ToolSpec], b: _Builder,
                  max_thought_chars: int, max_answer_chars: int) -> None:
         self.dialect = dialect
@@ -474,9 +476,11 @@ class _TurnBuilder:
             return None
         if "enum" in schema or "const" in schema:
             values = schema["enum"] if "enum" in schema else [schema["const"]]
+            if not isinstance(values, list):
+                return None
             texts = [str(v) for v in values if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
             texts = [t for t in dict.fromkeys(texts) if _bare_safe(t)]
-            if not texts or not isinstance(values, list):
+            if not texts:
                 return None
             return self.b.rule(f"{spec.name}-bare", " | ".join(_lit(t) for t in texts))
         kind = _kind(schema)

@@ -13,8 +13,8 @@ chunks skipped with single-quantifier regexes, nesting capped by ``max_depth``
 
 Repairs reported: ``single_quotes``, ``smart_quotes``, ``python_literals``,
 ``trailing_comma``, ``comments``, ``unquoted_keys``, ``unquoted_value``,
-``fullwidth_punctuation``, ``closed_braces`` (closed at the end of the text or
-before a label line), ``colon_keyword`` (``f(query: "x")``).
+``fullwidth_punctuation``, ``closed_braces`` / ``closed_parens`` (closed at the
+end of the text or before a label line), ``colon_keyword`` (``f(query: "x")``).
 """
 
 from __future__ import annotations

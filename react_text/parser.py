@@ -104,6 +104,7 @@ _DECORATION_CHARS = " \t>#*_-"
 _BLOB_HEADS = frozenset("{[`")
 _CHUNK = 32768
 _NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
+_BLANKS = regex.compile(r"[ \t]*")
 _ANY_SPACE = regex.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
 
@@ -546,10 +547,8 @@ class _Turn:
         return i if k < 0 else k + 1
 
     def first_char(self, i: int, end: int) -> int:
-        text = self.text
-        while i < end and text[i] in " \t":
-            i += 1
-        return i
+        """The first offset from ``i`` (before ``end``) that is not a space or tab."""
+        return _BLANKS.match(self.text, i, max(i, end)).end()
 
     def rstrip_end(self, start: int, end: int) -> int:
         """``end`` moved back over whitespace (not before ``start``), a window at a time."""

@@ -159,8 +159,7 @@ def read_chat_request(body: Any, config: ServerConfig) -> ChatRequest:
         read_tool_choice(body.get("tool_choice"), offered)
         fold_messages(messages)
     except ShimRequestError as exc:
-        unsupported = "only text content parts" in exc.message
-        raise _bad(exc.message, exc.param, 422 if unsupported else 400) from exc
+        raise _bad(exc.message, exc.param, 422 if exc.unsupported else 400) from exc
     return ChatRequest(
         messages=list(messages),
         tools=list(tools) if tools else None,

@@ -74,10 +74,12 @@ class ShimRequestError(ValueError):
     it into an OpenAI-shaped ``invalid_request_error``.
     """
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None, *, unsupported: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
+        self.unsupported = unsupported
+        """True when the request is well formed but asks for something the shim does not do."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,7 @@ def _text_of(content: Any, where: str) -> str:
                 raise ShimRequestError(
                     f"{where}.content[{j}]: only text content parts are supported, got {kind!r}",
                     f"{where}.content",
+                    unsupported=True,
                 )
         return "\n".join(parts)
     if isinstance(content, (dict, int, float, bool)):  # lenient: a structured tool result

@@ -138,7 +138,7 @@ def test_malformed_requests_get_openai_shaped_errors() -> None:
         assert_openai_error(post(server, {"messages": USER, "n": 3}), 422, "n")
         assert_openai_error(post(server, {"messages": USER, "functions": []}), 422, "functions")
         image = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:,"}}]}]
-        assert_openai_error(post(server, {"messages": image}), 422)
+        assert_openai_error(post(server, {"messages": image}), 422, "messages[0].content")
         assert_openai_error(post(server, {"messages": USER}, path="/v1/completions"), 404)
         assert_openai_error(requests.get(server.url + "/nope", timeout=10), 404)
         wrong_method = requests.get(server.url + "/v1/chat/completions", timeout=10)

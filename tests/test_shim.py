@@ -208,6 +208,25 @@ def test_constrain_needs_a_grammar_backend() -> None:
     assert "get_weather" in backend.calls[0].grammar and "Final Answer" in backend.calls[0].grammar
 
 
+def test_a_tool_the_grammar_cannot_carry_is_a_request_error() -> None:
+    final_tool = {"type": "function", "function": {"name": "final_answer", "parameters": {
+        "type": "object", "properties": {"answer": {"type": "string"}}}}}
+    backend = ScriptedBackend([], supports_grammar=True)
+    with pytest.raises(ShimRequestError, match="final_answer") as info:
+        tool_calls(_user("hi"), [final_tool], backend=backend, constrain=True)
+    assert info.value.param == "tools" and backend.calls == []
+
+
+def test_a_client_tool_named_final_answer_is_still_a_call() -> None:
+    """smolagents-style clients offer a final_answer tool and expect it to be called."""
+    final_tool = {"type": "function", "function": {"name": "final_answer", "parameters": {
+        "type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}}}
+    backend = ScriptedBackend([' Done.\nAction: final_answer\nAction Input: {"answer": "42"}'])
+    out = tool_calls(_user("6 times 7?"), [WEATHER, final_tool], backend=backend)
+    (call,) = out["message"]["tool_calls"]
+    assert call["function"]["name"] == "final_answer" and json.loads(call["function"]["arguments"]) == {"answer": "42"}
+
+
 @pytest.mark.parametrize("template", ["json", "call", "paper", "zh"])
 def test_other_dialects_round_trip(template: str) -> None:
     tpl = load_template(template)
