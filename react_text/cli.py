@@ -408,7 +408,9 @@ _SUBCOMMANDS = [_add_parse, _add_run, _add_replay, _add_templates, _add_models, 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="react-text", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="react-text", description="A ReAct engine that speaks a text protocol, for local models."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for add in _SUBCOMMANDS:
         add(sub)

@@ -610,10 +610,19 @@ class Agent:
         }
 
     def _first_prompt(self, question: str) -> tuple[str, dict[str, Any]]:
-        """The wrapped prompt, and how it was wrapped (for the trace, so a replay wraps alike)."""
+        """The wrapped prompt, and how it was wrapped (for the trace, so a replay wraps alike).
+
+        An instruct model gets the instructions as its user message and the
+        first turn's label (``Thought:``) inside its own assistant turn, so the
+        very first tokens it writes already continue the protocol.
+        """
         rendered = self.template.render(question, list(self.tools.values()), self.examples)
-        wrapped = self.backend.wrap_prompt(rendered)
-        return wrapped, _wrap_parts(rendered, wrapped)
+        label = self.template.turn_prefix(1)
+        body = rendered[: len(rendered) - len(label)] if rendered.endswith(label) else rendered
+        wrapped = self.backend.wrap_prompt(body)
+        if wrapped == body:
+            return rendered, {"wrap": ["", ""]}
+        return wrapped + label, _wrap_parts(body, wrapped)
 
     def _model_turn(self, prompt: str, previous: str | None, n: int, state: RunState, events: _Events,
                     wrap_info: dict[str, Any]) -> _Turn:
@@ -709,7 +718,7 @@ def _wrap_parts(rendered: str, wrapped: str) -> dict[str, Any]:
     """How the backend wrapped the rendered prompt, so a replay can wrap the same way."""
     at = wrapped.find(rendered)
     if at < 0:
-        return {"rendered": rendered}
+        return {"rendered": rendered, "wrapped": wrapped}
     return {"wrap": [wrapped[:at], wrapped[at + len(rendered):]]}
 
 

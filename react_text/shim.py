@@ -461,6 +461,14 @@ def _example_call(template: Any, tools: Sequence[Any], choice: ToolChoice) -> st
     return format_action(template.dialect, tool.name, args, 1)
 
 
+def _final_label(template: Any, n: int) -> str:
+    """The text that opens a final answer in the template's dialect (``Final Answer:``, ``Finish[``...)."""
+    from .dialects import format_final
+
+    mark = "\ue000"  # a private-use character: no dialect escapes or contains it
+    return format_final(template.dialect, mark, n).split(mark)[0].rstrip(" ")
+
+
 def _call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:
     """Deterministic and unique within a conversation: turn position + index + content."""
     seed = f"{len(messages)}|{index}|{name}|{arguments}"
@@ -539,25 +547,39 @@ def tool_calls(
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
     errors: list[str] = []
     verdict = _Verdict()
-    step: Step | None = None
-    for _attempt in range(max_retries + 1):
+    def complete(text: str, grammar: str | None) -> str:
         completion = backend.complete(
-            prompt, stop=tpl.stop, max_tokens=max_tokens, temperature=temperature, seed=seed, grammar=grammar
+            text, stop=tpl.stop, max_tokens=max_tokens, temperature=temperature, seed=seed, grammar=grammar
         )
         usage["prompt_tokens"] += completion.prompt_tokens
         usage["completion_tokens"] += completion.completion_tokens
+        return completion.text
+
+    thought: str | None = None
+    for _attempt in range(max_retries + 1):
         prefix = tpl.turn_prefix(n)
-        step = parse(prefix + completion.text, schemas, prose=prose)
+        turn = prefix + complete(prompt, grammar)
+        step = parse(turn, schemas, prose=prose)
         verdict = _judge(step, by_name, choice, example)
+        kept = turn[len(prefix): max(step.end, len(prefix))]
+        thought = step.thought
         if verdict.problem is None:
+            if "prose_as_final" in step.repairs and grammar is None:
+                # By the protocol, unlabelled text after "Thought:" is a thought; small
+                # models often stop there ("I know this; no tool is needed."). Ask for
+                # the answer under its own label; keep the prose if nothing better comes.
+                label = _final_label(tpl, n)
+                after = turn[: max(step.end, len(prefix))].rstrip() + "\n" + label
+                answer = parse(after + complete(prompt + kept.rstrip() + "\n" + label, None), schemas).final_answer
+                thought = kept.strip() or None
+                if answer and answer.strip():
+                    verdict = _Verdict(answer=answer.strip())
             break
         errors.append(verdict.code or "format")
-        kept = (prefix + completion.text)[len(prefix): max(step.end, len(prefix))]
         prompt += kept + tpl.observation(verdict.problem, n)
         n += 1
 
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-    thought = step.thought if step is not None else None
     result: dict[str, Any] = {"usage": usage, "thought": thought, "format_errors": errors}
     if verdict.calls:
         calls = verdict.calls if parallel_tool_calls else verdict.calls[:1]

@@ -133,17 +133,29 @@ def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
 
 
 def test_question_no_tool_fits_comes_back_as_plain_answer() -> None:
-    backend = ScriptedBackend([
-        " No tool is needed for this.\nFinal Answer: Gracias",
-        "Sure! The capital of France is Paris.",  # bare prose from a chat model counts as an answer
-    ])
+    backend = ScriptedBackend([" No tool is needed for this.\nFinal Answer: Gracias"])
     out = tool_calls(_user('Translate "thank you" into Spanish.'), TOOLS, backend=backend)
     assert out["finish_reason"] == "stop"
     assert out["message"] == {"role": "assistant", "content": "Gracias"}
     assert "tool_calls" not in out["message"]
+    assert out["thought"] == "No tool is needed for this."
+    assert len(backend.calls) == 1
+
+
+def test_a_bare_thought_gets_its_answer_asked_for_under_the_answer_label() -> None:
+    """Small models often stop after a thought; that thought is not the answer."""
+    backend = ScriptedBackend([" I know this; no tool is needed.", " Bonjour"])
+    out = tool_calls(_user("Translate 'good morning' into French."), TOOLS, backend=backend)
+    assert out["message"] == {"role": "assistant", "content": "Bonjour"}
+    assert out["thought"] == "I know this; no tool is needed."
+    first, second = backend.prompts
+    assert second == first + " I know this; no tool is needed.\nFinal Answer:"  # appends only
+
+    # when the model has nothing to add, its prose is the answer: a decline is never turned into a call
+    backend = ScriptedBackend(["Sure! The capital of France is Paris.", ""])
     prose = tool_calls(_user("What is the capital of France?"), TOOLS, backend=backend)
     assert prose["finish_reason"] == "stop"
-    assert "Paris" in prose["message"]["content"]
+    assert prose["message"]["content"] == "Sure! The capital of France is Paris."
 
 
 def test_format_error_is_retried_with_the_error_as_observation() -> None:

@@ -32,6 +32,7 @@ class ReplayBackend:
         *,
         wrap: tuple[str, str] | None = None,
         rendered: str | None = None,
+        wrapped: str | None = None,
         name: str = "replay",
         verify: bool = True,
     ) -> None:
@@ -41,6 +42,7 @@ class ReplayBackend:
         self._prompts = list(prompts) if prompts is not None else None
         self._wrap = wrap
         self._rendered = rendered
+        self._wrapped = wrapped
         self._next = 0
 
     @classmethod
@@ -56,6 +58,7 @@ class ReplayBackend:
             prompts,
             wrap=wrap,  # type: ignore[arg-type]
             rendered=first.get("rendered"),
+            wrapped=first.get("wrapped"),
             name=f"replay:{start.get('backend', '?')}",
             verify=verify,
         )
@@ -68,10 +71,10 @@ class ReplayBackend:
         """Wrap as the recorded backend did (its chat template around the render)."""
         if self._wrap is not None:
             return self._wrap[0] + prompt + self._wrap[1]
-        if self._rendered is not None and self._prompts:
+        if self._rendered is not None and self._wrapped is not None:
             if self.verify and prompt != self._rendered:
                 raise BackendError(_divergence("the rendered template", self._rendered, prompt))
-            return self._prompts[0]
+            return self._wrapped
         return prompt
 
     def complete(
