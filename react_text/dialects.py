@@ -82,11 +82,9 @@ def _python_literal(value: object) -> str:
 def format_action(dialect: str, tool: str, args: Args, n: int = 1) -> str:
     """The canonical text of one action (without the thought) in ``dialect``."""
     if dialect == "classic":
-        body = args if isinstance(args, str) else _json(args)
-        return f"Action: {tool}\nAction Input: {body}"
+        return f"Action: {tool}\nAction Input: {_json(args)}"
     if dialect == "zh":
-        body = args if isinstance(args, str) else _json(args)
-        return f"行动：{tool}\n行动输入：{body}"
+        return f"行动：{tool}\n行动输入：{_json(args)}"
     if dialect == "json":
         blob = {"action": tool, "action_input": args}
         return "Action:\n```json\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"

@@ -256,11 +256,41 @@ class _Reader:
         return raw
 
     def obj(self, depth: int) -> dict:
+        out: dict = {}
+
+        def entry() -> None:
+            key = self.key()
+            self.skip()
+            if self.pos >= self.n:
+                raise self.fail("truncated", "the text ends after a key")
+            c = self.text[self.pos]
+            if c not in _COLONS:
+                raise self.fail("syntax", f"expected ':' after key {key!r}")
+            if c != ":":
+                self.repairs.add("fullwidth_punctuation")
+            self.pos += 1
+            out[key] = self.value(depth)
+
+        self.container(depth, "}", "object", entry, lambda: bool(out))
+        return out
+
+    def arr(self, depth: int) -> list:
+        out: list = []
+        self.container(depth, "]", "list", lambda: out.append(self.value(depth)), lambda: bool(out))
+        return out
+
+    def container(self, depth: int, close: str, noun: str, entry, has_items) -> None:
+        """The comma-separated body shared by objects and lists, with the repairs both allow.
+
+        A container left open where the turn (or the line of an action) ends
+        is closed for the model; one that stops right after a comma was cut off
+        by the token limit and is an error, not a shorter value.
+        """
         if depth > self.max_depth:
             raise self.fail("too_deep", f"nested deeper than {self.max_depth} levels")
+        article = "an" if noun == "object" else "a"
         text = self.text
         self.pos += 1
-        out: dict = {}
         need_sep = False
         after_comma = False
         last_end = self.pos
@@ -270,14 +300,14 @@ class _Reader:
                 if need_sep:
                     self.repairs.add("closed_braces")
                     self.pos = last_end
-                    return out
-                raise self.fail("truncated", "the text ends inside an object")
+                    return
+                raise self.fail("truncated", f"the text ends inside {article} {noun}")
             c = text[self.pos]
-            if c == "}":
+            if c == close:
                 if after_comma:
                     self.repairs.add("trailing_comma")
                 self.pos += 1
-                return out
+                return
             if need_sep:
                 if c in _COMMAS:
                     if c != ",":
@@ -288,21 +318,11 @@ class _Reader:
                 if crossed and self.at_boundary():
                     self.repairs.add("closed_braces")
                     self.pos = last_end
-                    return out
-                raise self.fail("syntax", f"expected ',' or '}}' but found {c!r}")
-            if crossed and (out or after_comma) and self.at_boundary():
-                raise self.fail("truncated", "the object stops after a comma")
-            key = self.key()
-            self.skip()
-            if self.pos >= self.n:
-                raise self.fail("truncated", "the text ends after a key")
-            c = text[self.pos]
-            if c not in _COLONS:
-                raise self.fail("syntax", f"expected ':' after key {key!r}")
-            if c != ":":
-                self.repairs.add("fullwidth_punctuation")
-            self.pos += 1
-            out[key] = self.value(depth)
+                    return
+                raise self.fail("syntax", f"expected ',' or '{close}' but found {c!r}")
+            if crossed and (has_items() or after_comma) and self.at_boundary():
+                raise self.fail("truncated", f"the {noun} stops after a comma")
+            entry()
             last_end = self.pos
             need_sep, after_comma = True, False
 
@@ -324,47 +344,6 @@ class _Reader:
         self.pos = m.end()
         self.repairs.add("unquoted_keys")
         return m.group()
-
-    def arr(self, depth: int) -> list:
-        if depth > self.max_depth:
-            raise self.fail("too_deep", f"nested deeper than {self.max_depth} levels")
-        text = self.text
-        self.pos += 1
-        out: list = []
-        need_sep = False
-        after_comma = False
-        last_end = self.pos
-        while True:
-            crossed = self.skip()
-            if self.pos >= self.n:
-                if need_sep:
-                    self.repairs.add("closed_braces")
-                    self.pos = last_end
-                    return out
-                raise self.fail("truncated", "the text ends inside a list")
-            c = text[self.pos]
-            if c == "]":
-                if after_comma:
-                    self.repairs.add("trailing_comma")
-                self.pos += 1
-                return out
-            if need_sep:
-                if c in _COMMAS:
-                    if c != ",":
-                        self.repairs.add("fullwidth_punctuation")
-                    self.pos += 1
-                    need_sep, after_comma = False, True
-                    continue
-                if crossed and self.at_boundary():
-                    self.repairs.add("closed_braces")
-                    self.pos = last_end
-                    return out
-                raise self.fail("syntax", f"expected ',' or ']' but found {c!r}")
-            if crossed and (out or after_comma) and self.at_boundary():
-                raise self.fail("truncated", "the list stops after a comma")
-            out.append(self.value(depth))
-            last_end = self.pos
-            need_sep, after_comma = True, False
 
     # --- call arguments ------------------------------------------------------
     def call_args(self) -> tuple[list[tuple[str, Any]], dict]:

@@ -60,6 +60,8 @@ __all__ = [
     "read_tools",
     "read_tool_choice",
     "fold_messages",
+    "open_prompt",
+    "render_scratchpad",
     "tool_calls",
 ]
 
@@ -392,6 +394,18 @@ def _observation_text(turn: HistoryTurn) -> str:
     return "\n".join(f"{call.name}: {result}" for call, result in zip(turn.calls, turn.results))
 
 
+def open_prompt(backend: Backend, rendered: str, label: str) -> str:
+    """The wrapped prompt, with the first turn's label inside the model's own turn.
+
+    As in the loop: an instruct model gets the instructions as its user message
+    and ``Thought:`` opening its assistant turn, so its first tokens already
+    continue the protocol; a base model (no wrapping) gets the rendered text.
+    """
+    body = rendered[: len(rendered) - len(label)] if rendered.endswith(label) else rendered
+    wrapped = backend.wrap_prompt(body)
+    return rendered if wrapped == body else wrapped + label
+
+
 def render_scratchpad(template: Any, turns: Sequence[HistoryTurn]) -> str:
     """Past turns and their observations, ready to append to the rendered prompt."""
     out = []
@@ -541,7 +555,7 @@ def tool_calls(
     rendered = tpl.render(conversation.question, offered)
     if conversation.instructions:
         rendered = f"{conversation.instructions}\n\n{rendered}"
-    prompt = backend.wrap_prompt(rendered)
+    prompt = open_prompt(backend, rendered, tpl.turn_prefix(1))
     prompt += render_scratchpad(tpl, conversation.turns)
     n = len(conversation.turns) + 1
     usage = {"prompt_tokens": 0, "completion_tokens": 0}

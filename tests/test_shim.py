@@ -105,6 +105,17 @@ def test_two_tool_conversation_round_trip() -> None:
     assert all(c.stop and "\nObservation:" in c.stop for c in backend.calls)
 
 
+def test_chat_models_get_the_first_label_inside_their_own_turn() -> None:
+    backend = ScriptedBackend([WEATHER_TURN, " Done.\nFinal Answer: sunny"],
+                              wrap=lambda text: f"<user>{text}</user><assistant>")
+    messages = _user("Weather in Paris?")
+    out = tool_calls(messages, TOOLS, backend=backend)
+    tool_calls(messages + [out["message"], *_tool_result(out["message"], "Sunny")], TOOLS, backend=backend)
+    p1, p2 = backend.prompts
+    assert p1.startswith("<user>Be brief.") and p1.endswith("Weather in Paris?\n</user><assistant>Thought:")
+    assert p2.startswith(p1) and "Observation: Sunny\nThought:" in p2
+
+
 def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
     turn = (
         " Two lookups.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Sequence, Union
 
 from ..types import Completion
 from .base import BackendError
+from .stops import cut_at_stop
 
 ScriptItem = Union[str, Callable[[str], str], BaseException]
 """A turn's text; a function of the prompt giving the text; or an exception to raise."""
@@ -39,17 +40,6 @@ class ScriptedCall:
     temperature: float
     seed: int
     grammar: str | None
-
-
-def apply_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
-    """Cut ``text`` before the earliest occurrence of any stop string."""
-    cut = len(text)
-    for s in stop:
-        if s:
-            i = text.find(s)
-            if 0 <= i < cut:
-                cut = i
-    return text[:cut], cut < len(text)
 
 
 def apply_max_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
@@ -120,7 +110,7 @@ class ScriptedBackend:
         if isinstance(item, BaseException):
             raise item
         raw = item(prompt) if callable(item) else item
-        text, stopped = apply_stop(raw, stop)
+        text, stopped = cut_at_stop(raw, stop)
         text, cut = apply_max_tokens(text, max_tokens)
         reused = _common_prefix(self._cached, prompt)
         self._cached = prompt + text
