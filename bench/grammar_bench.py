@@ -17,7 +17,7 @@ Prints decode tokens/s (prompt processing is not timed), the slowdown against
 where ``check`` had to fall back to the full filter. Timings are wall-clock on a
 shared machine: read the ratios more than the absolute numbers.
 
-    python bench/grammar_bench.py [--model smollm2-135m] [--max-tokens 64] [--dialects classic,json]
+    python bench/grammar_bench.py [--model smollm2-135m] [--max-tokens 128] [--dialects classic,json]
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class Harness:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="smollm2-135m")
-    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--dialects", default=",".join(sorted(DIALECTS)))
     args = parser.parse_args()

@@ -252,6 +252,8 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=256, help="default tokens per model turn")
     p.add_argument("--max-pending", type=int, default=4,
                    help="requests admitted at once (one runs, the rest wait); more get 429")
+    p.add_argument("--examples", default=None,
+                   help="JSON file of few-shot episodes written for your tools (default: the template's own)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     p.set_defaults(func=_cmd_serve)
 
@@ -260,7 +262,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .backends.base import BackendError
     from .models import DEFAULT_MODEL, ModelError
     from .server import ServerConfig, make_server, serve
-    from .templates import TemplateError
+    from .templates import TemplateError, load_examples
 
     model = args.model or DEFAULT_MODEL
     try:
@@ -274,8 +276,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             from .backends.llama_cpp import LlamaCppBackend
 
             backend = LlamaCppBackend(model, n_ctx=args.n_ctx)
+        examples = load_examples(args.examples) if args.examples else None
         config = ServerConfig(model_name=model, template=args.template, constrain=args.constrain,
-                              default_max_tokens=args.max_tokens, max_pending=args.max_pending)
+                              default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples)
         server = make_server(backend, config, host=args.host, port=args.port,
                              allow_remote=args.allow_remote, verbose=args.verbose)
     except (BackendError, ModelError, TemplateError, ValueError, OSError) as exc:
@@ -353,6 +356,8 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turn-tokens", type=int, default=192)
     p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks of the suite")
+    p.add_argument("--per-group", type=int, default=None,
+                   help="only the first N tasks of each (category, language): a stratified sample")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from results.jsonl; run nothing")
     p.set_defaults(func=_cmd_compare)
 
@@ -378,13 +383,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         max_turn_tokens=args.max_turn_tokens,
         timeout_s=args.timeout,
         limit=args.limit,
+        per_group=args.per_group,
     )
     command = "react-text " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
     if args.report_only:
-        records = compare.select(compare.load_results(spec.out_dir / "results.jsonl"), spec)
+        records = compare.select(compare.load_results(spec.out_dir / "results.jsonl"), spec,
+                                 [t.id for t in compare.prepare(spec).tasks])
     else:
         try:
-            records = compare.select(compare.run_compare(spec), spec)
+            records = compare.run_compare(spec)
         except compare.CompareError as exc:
             print(f"react-text compare: {exc}", file=sys.stderr)
             return 2

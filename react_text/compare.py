@@ -44,6 +44,11 @@ class CompareSpec:
     seed: int = 0
     limit: int | None = None
     """Run only the first ``limit`` tasks of the suite (for quick checks)."""
+    per_group: int | None = None
+    """Run only the first ``per_group`` tasks of each (category, language)
+    group: a stratified sample that keeps every kind of task in the report
+    when the whole suite would take too long. Resuming with a larger value (or
+    none) adds the missing tasks and keeps what was run."""
     command: str | None = None
     extra: dict = field(default_factory=dict)
 
@@ -232,8 +237,23 @@ def prepare(spec: CompareSpec) -> _Prepared:
         model_paths = {name: None for name in spec.models}
     if problems:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
-    tasks = tuple(suite.tasks[: spec.limit] if spec.limit else suite.tasks)
+    tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
+    tasks = tasks[: spec.limit] if spec.limit else tasks
     return _Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=suite.corpus_dir)
+
+
+def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
+    """The first ``per_group`` tasks of every (category, language) group, in suite order."""
+    if not per_group:
+        return tuple(tasks)
+    taken: dict[tuple[str, str], int] = {}
+    kept = []
+    for task in tasks:
+        group = (task.category, task.lang)
+        if taken.get(group, 0) < per_group:
+            taken[group] = taken.get(group, 0) + 1
+            kept.append(task)
+    return tuple(kept)
 
 
 def _task_tools(task, corpus: Path | None):
@@ -270,7 +290,7 @@ def run_compare(
         if (model, template, constrain, task.id) not in done_keys
     ]
     task_ids = {t.id for t in prepared.tasks}
-    total = len(plan) + sum(1 for r in select(existing, spec) if r["task_id"] in task_ids)
+    total = len(plan) + len(select(existing, spec, task_ids))
     progress = Progress(total=total, done=total - len(plan), stream=progress_stream)
     writer = ResultsFile(results_path)
     limits = Limits(max_steps=spec.max_steps, max_turn_tokens=spec.max_turn_tokens, timeout_s=spec.timeout_s)
@@ -344,7 +364,7 @@ def run_compare(
     finally:
         progress.close()
         writer.close()
-    return existing + new_records
+    return select(existing, spec, task_ids) + new_records
 
 
 def _default_factory(spec: CompareSpec, prepared: _Prepared) -> Callable[[str, int], object]:
@@ -398,10 +418,12 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     return paths
 
 
-def select(records: Iterable[Mapping], spec: CompareSpec) -> list[Mapping]:
-    """The records of ``spec``'s cells only (a results folder may hold more)."""
+def select(records: Iterable[Mapping], spec: CompareSpec, task_ids: Iterable[str] | None = None) -> list[Mapping]:
+    """The records of ``spec``'s cells (and tasks) only: a results folder may hold more."""
+    wanted = set(task_ids) if task_ids is not None else None
     return [
         r for r in records
         if r["model"] in spec.models and r["template"] in spec.templates
         and bool(r.get("constrain")) in spec.constrain
+        and (wanted is None or r["task_id"] in wanted)
     ]

@@ -62,10 +62,14 @@ __all__ = [
     "DEFAULT_MAX_ITEMS",
 ]
 
-DEFAULT_MAX_THOUGHT_CHARS = 200
-DEFAULT_MAX_ANSWER_CHARS = 400
-DEFAULT_MAX_STRING_CHARS = 200
+DEFAULT_MAX_THOUGHT_CHARS = 160
+DEFAULT_MAX_ANSWER_CHARS = 300
+DEFAULT_MAX_STRING_CHARS = 160
 DEFAULT_MAX_ITEMS = 16
+"""Bounds are in characters, not tokens: a degenerate thought ("1.3333...") can spend
+one token per character, so a constrained turn needs a token budget of roughly the
+thought bound plus the action (``Limits.max_turn_tokens`` = 256 covers the defaults
+for ordinary arguments)."""
 _MAX_WS = 20
 """Whitespace run allowed between JSON tokens: enough for indented JSON, short
 enough that a model stuck on newlines is forced on."""

@@ -62,6 +62,8 @@ class ServerConfig:
     max_tokens_limit: int = 1024
     max_retries: int = 2
     read_timeout_s: float = 30.0
+    examples: tuple[Any, ...] | None = None
+    """Few-shot episodes for the template; None keeps the template's own."""
 
 
 class ApiError(Exception):
@@ -264,6 +266,7 @@ class ChatService:
                 temperature=request.temperature,
                 seed=request.seed,
                 parallel_tool_calls=request.parallel_tool_calls,
+                examples=self.config.examples,
             )
         except ShimRequestError as exc:
             raise _bad(exc.message, exc.param) from exc

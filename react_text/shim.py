@@ -528,6 +528,7 @@ def tool_calls(
     temperature: float = 0.0,
     seed: int = 0,
     parallel_tool_calls: bool = True,
+    examples: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """One assistant turn for an OpenAI-style chat, from a model without function calling.
 
@@ -535,8 +536,11 @@ def tool_calls(
     "usage": {...}, "thought": str|None, "format_errors": [codes]}`` where
     ``message`` is an OpenAI assistant message: ``content`` None and
     ``tool_calls`` (ids ``call_...``, ``arguments`` a JSON string), or a plain
-    ``content`` answer. Raises ``ShimRequestError`` (a ``ValueError``) for a
-    malformed request and ``BackendError`` when the model cannot be reached.
+    ``content`` answer. ``examples`` are few-shot episodes for the template
+    (default: the template's own, which use the built-in tools; episodes written
+    for the client's tools teach the model better). Raises ``ShimRequestError``
+    (a ``ValueError``) for a malformed request and ``BackendError`` when the
+    model cannot be reached.
     """
     from .templates import load_template
 
@@ -552,7 +556,7 @@ def tool_calls(
     example = _example_call(tpl, offered, choice)
     prose = "error" if choice.mode in ("required", "named") else "final"
 
-    rendered = tpl.render(conversation.question, offered)
+    rendered = tpl.render(conversation.question, offered, examples)
     if conversation.instructions:
         rendered = f"{conversation.instructions}\n\n{rendered}"
     prompt = open_prompt(backend, rendered, tpl.turn_prefix(1))

@@ -18,33 +18,26 @@ every style. Users add templates by dropping files in a folder they name (argume
 ``search_paths`` or env var ``REACT_TEXT_PROMPTS``); those folders shadow the
 built-in ones.
 
-Templates are untrusted text, so they render in an immutable sandbox with strict
-undefined variables, and every loop iteration, call, operator and emitted chunk is
-charged against a :class:`RenderLimits` budget: a broken or hostile template gets a
-:class:`TemplateError` naming its file and line, never a traceback, an escape, or a
-hung process.
+Templates are untrusted text, so they compile and render in
+:mod:`react_text.sandbox`, within a :class:`RenderLimits` budget: a broken or
+hostile template gets a :class:`TemplateError` naming its file and line, never a
+traceback, an escape, or a hung process. This module only chooses what a template
+may see (the filters and dialect helpers below) and names the file in errors.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import importlib.resources
 import json
 import os
 import re
-import string
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
-
-from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
-from jinja2.exceptions import SecurityError, UndefinedError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-from jinja2.visitor import NodeTransformer
+from typing import Any, Iterable, Mapping, Sequence, Union
 
 from .dialects import DIALECTS, format_action, format_final, format_observation, format_thought
+from .sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
 
 __all__ = [
     "Episode",
@@ -90,22 +83,6 @@ class TemplateError(Exception):
         if line is not None:
             where = f"{where or '<template>'}:{line}"
         super().__init__(f"{where}: {reason}" if where else reason)
-
-
-@dataclass(frozen=True)
-class RenderLimits:
-    """What one render may spend. Generous for any real prompt, tiny for a bomb."""
-
-    seconds: float = 2.0
-    max_chars: int = 200_000
-    """Size of the rendered prompt."""
-    max_value_chars: int = 200_000
-    """Size of any one string, list or dict the template builds."""
-    max_emitted_chars: int = 1_000_000
-    """All text emitted anywhere (macros and ``{% set %}`` blocks included)."""
-    max_iterations: int = 100_000
-    max_calls: int = 20_000
-    max_int_bits: int = 4_096
 
 
 @dataclass(frozen=True)
@@ -765,351 +742,36 @@ def load_template(
     raise TemplateError(f"unknown template {name!r}; available: {', '.join(available) or '(none)'}")
 
 
-# --- the guarded sandbox ------------------------------------------------------------
+# --- compiling and rendering in the sandbox ----------------------------------------
 
 
-class _LimitExceeded(Exception):
-    """A render went over one of its :class:`RenderLimits`."""
-
-
-class _Budget:
-    """What the current render has spent; checked by every hook."""
-
-    __slots__ = ("limits", "deadline", "iterations", "calls", "emitted")
-
-    def __init__(self, limits: RenderLimits):
-        self.limits = limits
-        self.deadline = time.monotonic() + limits.seconds
-        self.iterations = 0
-        self.calls = 0
-        self.emitted = 0
-
-    def check_time(self) -> None:
-        if time.monotonic() > self.deadline:
-            raise _LimitExceeded(f"rendering took longer than {self.limits.seconds:g} s")
-
-    def iteration(self) -> None:
-        self.iterations += 1
-        if self.iterations > self.limits.max_iterations:
-            raise _LimitExceeded(f"more than {self.limits.max_iterations} loop iterations")
-        self.check_time()
-
-    def call(self) -> None:
-        self.calls += 1
-        if self.calls > self.limits.max_calls:
-            raise _LimitExceeded(f"more than {self.limits.max_calls} calls")
-        self.check_time()
-
-    def emit(self, n: int) -> None:
-        self.emitted += n
-        if self.emitted > self.limits.max_emitted_chars:
-            raise _LimitExceeded(f"more than {self.limits.max_emitted_chars} characters of output")
-
-    def size(self, n: int, what: str = "value") -> None:
-        if n > self.limits.max_value_chars:
-            raise _LimitExceeded(f"a {what} of {n} items; the limit is {self.limits.max_value_chars}")
-
-    def check_value(self, value: Any) -> Any:
-        if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-            self.size(len(value))
-        elif isinstance(value, int) and not isinstance(value, bool):
-            if value.bit_length() > self.limits.max_int_bits:
-                raise _LimitExceeded(f"an integer of {value.bit_length()} bits")
-        return value
-
-
-_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("react_text_render_budget", default=None)
-
-
-def _budget() -> _Budget:
-    budget = _BUDGET.get()
-    if budget is None:  # only reachable if a compiled template is rendered outside _render_guarded
-        budget = _Budget(RenderLimits())
-    return budget
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?")
-
-
-def _check_percent_format(fmt: str, budget: _Budget) -> None:
-    for width, precision in _PERCENT_SPEC.findall(fmt):
-        for part in (width, precision):
-            if part == "*":
-                raise _LimitExceeded("'*' widths are not allowed in templates")
-            if part and int(part) > budget.limits.max_value_chars:
-                budget.size(int(part), "format width")
-
-
-def _check_brace_format(fmt: str, budget: _Budget) -> None:
-    for _, field_name, spec, _ in string.Formatter().parse(fmt):
-        if field_name is None or not spec:
-            continue
-        if "{" in spec:
-            raise _LimitExceeded("nested format fields are not allowed in templates")
-        for digits in re.findall(r"\d+", spec):
-            budget.size(int(digits), "format width")
-
-
-def _check_repeat(left: Any, right: Any, budget: _Budget) -> None:
-    if isinstance(left, (str, bytes, list, tuple)) and _is_int(right):
-        budget.size(len(left) * max(right, 0))
-    elif isinstance(right, (str, bytes, list, tuple)) and _is_int(left):
-        budget.size(len(right) * max(left, 0))
-    elif _is_int(left) and _is_int(right):
-        if left.bit_length() + right.bit_length() > budget.limits.max_int_bits:
-            raise _LimitExceeded("an integer product too large for a template")
-
-
-def _check_power(base: Any, exponent: Any, budget: _Budget) -> None:
-    if _is_int(base) and _is_int(exponent) and exponent > 0 and abs(base) > 1:
-        if (base.bit_length() - 1) * exponent > budget.limits.max_int_bits:  # a lower bound on the result's size
-            raise _LimitExceeded("a power too large for a template")
-
-
-def _check_call(obj: Any, args: tuple[Any, ...], budget: _Budget) -> None:
-    """Pre-checks for the str methods whose result size is a product of their inputs."""
-    owner = getattr(obj, "__self__", None)
-    name = getattr(obj, "__name__", "")
-    if not isinstance(owner, str):
-        return
-    if name in ("center", "ljust", "rjust", "zfill") and args and _is_int(args[0]):
-        budget.size(args[0], "padded string")
-    elif name == "expandtabs":
-        tab = args[0] if args and _is_int(args[0]) else 8
-        budget.size(len(owner) + owner.count("\t") * max(tab, 0), "string")
-    elif name == "replace" and len(args) >= 2:
-        _check_replace(owner, args[0], args[1], budget)
-
-
-def _check_replace(value: Any, old: Any, new: Any, budget: _Budget) -> None:
-    text = str(value)
-    old_s, new_s = str(old), str(new)
-    if len(new_s) > len(old_s):
-        hits = len(text) + 1 if not old_s else text.count(old_s)
-        budget.size(len(text) + hits * (len(new_s) - len(old_s)), "string")
-
-
-def _filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], budget: _Budget) -> None:
-    value = args[0] if args else None
-    params = list(args[1:]) + list(kwargs.values())
-    if name == "format" and isinstance(value, str):
-        _check_percent_format(value, budget)
-    elif name == "replace" and len(args) >= 3:
-        _check_replace(value, args[1], args[2], budget)
-    elif name == "indent":
-        width = args[1] if len(args) > 1 else kwargs.get("width", 4)
-        per_line = len(width) if isinstance(width, str) else (width if _is_int(width) else 0)
-        text = str(value)
-        budget.size(len(text) + (text.count("\n") + 1) * max(per_line, 0), "string")
-    elif name == "center":
-        width = args[1] if len(args) > 1 else kwargs.get("width", 80)
-        if _is_int(width):
-            budget.size(width, "padded string")
-    for param in params:  # counts (slice, batch, wordwrap widths...) beyond any sane prompt
-        if _is_int(param) and abs(param) > budget.limits.max_value_chars:
-            budget.size(abs(param), "filter argument")
-
-
-def _guard_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    # filters marked pass_context / pass_environment get that object first
-    skip = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0
-
-    @functools.wraps(fn)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        budget = _budget()
-        budget.call()
-        _filter_precheck(name, args[skip:], kwargs, budget)
-        return budget.check_value(fn(*args, **kwargs))
-
-    return guarded
-
-
-def _rt_iter(iterable: Any) -> Any:
-    budget = _budget()
-    for item in iterable:
-        budget.iteration()
-        yield item
-
-
-def _rt_emit(value: Any) -> str:
-    text = str(value)
-    _budget().emit(len(text))
-    return text
-
-
-def _rt_concat(*parts: Any) -> str:
-    texts = [str(part) for part in parts]
-    budget = _budget()
-    budget.size(sum(len(t) for t in texts), "string")
-    return "".join(texts)
-
-
-class _Instrument(NodeTransformer):
-    """Route loops, output and ``~`` through the budget hooks (a pure AST rewrite)."""
-
-    @staticmethod
-    def _hook(name: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
-        return nodes.Call(nodes.Name(name, "load", lineno=lineno), args, [], None, None, lineno=lineno)
-
-    def visit_For(self, node: nodes.For) -> nodes.Node:
-        self.generic_visit(node)
-        node.iter = self._hook("_rt_iter", [node.iter], node.lineno)
-        return node
-
-    def visit_Output(self, node: nodes.Output) -> nodes.Node:
-        self.generic_visit(node)
-        node.nodes = [self._hook("_rt_emit", [child], child.lineno) for child in node.nodes]
-        return node
-
-    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
-        self.generic_visit(node)
-        return self._hook("_rt_concat", list(node.nodes), node.lineno)
-
-    def _refuse(self, node: nodes.Node) -> nodes.Node:
-        # Pulling in other files would bypass the template search rules and
-        # read arbitrary files; one template is one file.
-        raise TemplateSyntaxError("include, import and extends are not supported: a template is one file", node.lineno)
-
-    visit_Include = visit_Import = visit_FromImport = visit_Extends = _refuse
-
-
-class _GuardedEnvironment(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox plus a budget on time, size, loops and calls."""
-
-    intercepted_binops = frozenset({"*", "**", "%", "+"})
-
-    def __init__(self) -> None:
-        super().__init__(
-            undefined=StrictUndefined,
-            autoescape=False,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=False,
-        )
-        self.globals.pop("lipsum", None)
-        self.filters["tojson"] = _to_json
-        self.filters["json_args"] = _json_args
-        self.filters["py_args"] = _py_args
-        self.filters["param_notes"] = _param_notes
-        self.filters = {name: _guard_filter(name, fn) for name, fn in self.filters.items()}
-        self.globals.update(
-            format_action=format_action,
-            format_final=format_final,
-            format_thought=format_thought,
-            format_observation=format_observation,
-            _rt_iter=_rt_iter,
-            _rt_emit=_rt_emit,
-            _rt_concat=_rt_concat,
-        )
-
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        budget = _budget()
-        budget.call()
-        _check_call(__obj, args, budget)
-        return budget.check_value(super().call(__context, __obj, *args, **kwargs))
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        budget = _budget()
-        budget.check_time()
-        if operator == "*":
-            _check_repeat(left, right, budget)
-        elif operator == "**":
-            _check_power(left, right, budget)
-        elif operator == "%" and isinstance(left, str):
-            _check_percent_format(left, budget)
-        elif operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-            budget.size(len(left) + len(right))
-        return budget.check_value(super().call_binop(context, operator, left, right))
-
-    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
-        wrapped = super().wrap_str_format(value)
-        if wrapped is not None:
-            _check_brace_format(value.__self__, _budget())
-        return wrapped
-
-
-_ENVIRONMENT: _GuardedEnvironment | None = None
-
-
-def _environment() -> _GuardedEnvironment:
-    global _ENVIRONMENT
-    if _ENVIRONMENT is None:
-        _ENVIRONMENT = _GuardedEnvironment()
-    return _ENVIRONMENT
+@functools.cache
+def _environment() -> GuardedEnvironment:
+    """The one sandbox every template shares: what a prompt template may call, besides Jinja's own."""
+    return GuardedEnvironment(
+        filters={"tojson": _to_json, "json_args": _json_args, "py_args": _py_args, "param_notes": _param_notes},
+        template_globals={
+            "format_action": format_action,
+            "format_final": format_final,
+            "format_thought": format_thought,
+            "format_observation": format_observation,
+        },
+    )
 
 
 @functools.lru_cache(maxsize=64)
 def _compile(source: str, path: Path) -> Any:
     """Parse, instrument and compile; cached by text, since a loop may load a template per run."""
-    env = _environment()
-    filename = str(path)
-    # Jinja folds constant filter calls while compiling: give them a budget too.
-    token = _BUDGET.set(_Budget(RenderLimits()))
     try:
-        tree = env.parse(source, name=path.name, filename=filename)
-        tree = _Instrument().visit(tree)
-        code = env.compile(tree, name=path.name, filename=filename)
-        return env.template_class.from_code(env, code, env.make_globals(None))
-    except TemplateSyntaxError as exc:
-        raise TemplateError(f"syntax error: {exc.message}", path, exc.lineno) from None
-    except Exception as exc:  # noqa: BLE001 - any compile failure is the template's fault
-        raise TemplateError(f"cannot compile: {type(exc).__name__}: {_short(exc)}", path) from None
-    finally:
-        _BUDGET.reset(token)
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = str(exc).replace("\n", " ")
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _template_line(exc: BaseException, filename: str) -> int | None:
-    """The template line where ``exc`` was raised (Jinja rewrites frames to template lines)."""
-    if isinstance(exc, TemplateSyntaxError):
-        return exc.lineno
-    line = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
-
-
-def _describe_failure(exc: BaseException) -> str:
-    if isinstance(exc, _LimitExceeded):
-        return f"template too expensive: {exc}"
-    if isinstance(exc, SecurityError):
-        return f"unsafe: {_short(exc)}"
-    if isinstance(exc, UndefinedError):
-        return f"undefined: {_short(exc)}"
-    if isinstance(exc, RecursionError):
-        return "template too expensive: recursion too deep"
-    if isinstance(exc, MemoryError):
-        return "template too expensive: out of memory"
-    return f"{type(exc).__name__}: {_short(exc)}"
+        return compile_template(_environment(), source, path.name, str(path))
+    except SandboxError as exc:
+        raise TemplateError(exc.reason, path, exc.line) from None
 
 
 def _render_guarded(compiled: Any, context: dict[str, Any], path: Path, limits: RenderLimits) -> str:
     if compiled is None:
         raise TemplateError("template was not compiled (use load_template)", path)
-    token = _BUDGET.set(_Budget(limits))
     try:
-        chunks: list[str] = []
-        total = 0
-        for chunk in compiled.generate(context):
-            total += len(chunk)
-            if total > limits.max_chars:
-                raise _LimitExceeded(f"the prompt is over {limits.max_chars} characters")
-            chunks.append(chunk)
-        return "".join(chunks)
-    except TemplateError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the template's failure, reported with its line
-        raise TemplateError(_describe_failure(exc), path, _template_line(exc, str(path))) from None
-    finally:
-        _BUDGET.reset(token)
+        return render_limited(compiled, context, str(path), limits)
+    except SandboxError as exc:
+        raise TemplateError(exc.reason, path, exc.line) from None

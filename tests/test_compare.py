@@ -150,3 +150,14 @@ def test_concurrency_against_several_workers(tmp_path):
     records = compare.run_compare(spec, backend_factory=factory, progress_stream=open("/dev/null", "w"))
     assert sorted(r["task_id"] for r in records) == ["t1", "t2", "t3"]
     assert workers == {0, 1, 2}
+
+
+def test_per_group_sample_keeps_every_category_and_language():
+    suite = load_suite("all")
+    sample = compare.sample_tasks(suite.tasks, per_group=2)
+    groups = {(t.category, t.lang) for t in suite.tasks}
+    assert len(sample) == 2 * len(groups)
+    assert {(t.category, t.lang) for t in sample} == groups
+    order = [t.id for t in suite.tasks]
+    assert [t.id for t in sample] == sorted((t.id for t in sample), key=order.index)
+    assert compare.sample_tasks(suite.tasks, per_group=None) == tuple(suite.tasks)

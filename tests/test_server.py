@@ -260,6 +260,10 @@ def test_cli_serve_runs_and_refuses_remote_hosts() -> None:
     refused = subprocess.run([sys.executable, "-m", "react_text.cli", "serve", "--host", "0.0.0.0", "--backend",
                               "http", "--url", "http://127.0.0.1:9"], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "allow-remote" in refused.stderr
+    missing = subprocess.run([sys.executable, "-m", "react_text.cli", "serve", "--examples", "/nonexistent.json",
+                              "--backend", "http", "--url", "http://127.0.0.1:9"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "nonexistent.json" in missing.stderr
 
     # an HTTP backend pointing at a closed port: the server starts, and the failure is an OpenAI error
     port, dead = _free_port(), _free_port()

@@ -116,6 +116,18 @@ def test_chat_models_get_the_first_label_inside_their_own_turn() -> None:
     assert p2.startswith(p1) and "Observation: Sunny\nThought:" in p2
 
 
+def test_few_shot_examples_for_the_clients_tools_replace_the_templates_own() -> None:
+    episode = {"question": "Is it cold in Oslo?", "answer": "Yes, -3 C.", "thought": "It is -3 C.",
+               "steps": [{"thought": "I need Oslo's weather.", "tool": "get_weather", "args": {"city": "Oslo"},
+                          "observation": "-3 C"}]}
+    backend = ScriptedBackend([WEATHER_TURN, WEATHER_TURN])
+    tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, examples=[episode])
+    tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
+    custom, default = backend.prompts
+    assert "Question: Is it cold in Oslo?" in custom and "calculator" not in custom
+    assert "Oslo" not in default and "calculator" in default
+
+
 def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
     turn = (
         " Two lookups.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"
