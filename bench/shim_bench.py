@@ -8,11 +8,15 @@ with three OpenAI-style tools offered:
 * questions none of the tools fits: the reply should be a plain answer, not a
   forced call.
 
-For each model and mode (plain text protocol, or ``constrain`` with a grammar)
-it prints the share of each, the format errors the retries absorbed, and the
+For each model and mode it prints the share of each, the format errors the retries absorbed, and the
 mean seconds per question. Model time dominates; run it on an idle machine.
 
-    python bench/shim_bench.py [--models smollm2-135m qwen2.5-coder-0.5b] [--modes plain constrained]
+Modes: ``plain`` (the template's own few-shot examples, which use the
+built-in calculator/search tools), ``constrained`` (the same plus a grammar),
+``matched`` (few-shot episodes written for these three tools, with questions
+that are not in the sets below, passed through ``examples=``).
+
+    python bench/shim_bench.py [--models smollm2-135m qwen2.5-coder-0.5b] [--modes plain constrained matched]
 """
 
 from __future__ import annotations
@@ -51,6 +55,19 @@ NEEDS_TOOL = [
     ("What is the current share price of Microsoft (MSFT)?", "get_stock_price"),
 ]
 
+MATCHED_EXAMPLES = [
+    {"question": "Do I need a coat in Berlin today?",
+     "steps": [{"thought": "I need the weather in Berlin.", "tool": "get_weather", "args": {"city": "Berlin"},
+                "observation": "Berlin: 4 C, windy"}],
+     "thought": "It is 4 C and windy.", "answer": "Yes, it is 4 C and windy in Berlin."},
+    {"question": "What is 100 Swiss francs in Japanese yen?",
+     "steps": [{"thought": "I need to convert CHF to JPY.", "tool": "convert_currency",
+                "args": {"amount": 100, "source": "CHF", "target": "JPY"}, "observation": "17250.40 JPY"}],
+     "thought": "The conversion gave 17250.40 JPY.", "answer": "About 17,250 yen."},
+    {"question": "What colour is the sky on a clear day?", "steps": [],
+     "thought": "I know this; none of the tools is needed.", "answer": "Blue."},
+]
+
 NO_TOOL_FITS = [
     "Write a haiku about autumn leaves.",
     "What is the capital of Australia?",
@@ -61,14 +78,15 @@ NO_TOOL_FITS = [
 ]
 
 
-def run(backend, constrain: bool, template: str, max_tokens: int, verbose: bool) -> dict:
+def run(backend, mode: str, template: str, max_tokens: int, verbose: bool) -> dict:
     calls = right_tool = answers = errors = 0
     seconds = 0.0
     cases = [(q, tool) for q, tool in NEEDS_TOOL] + [(q, None) for q in NO_TOOL_FITS]
     for question, want in cases:
         started = time.perf_counter()
         out = tool_calls([{"role": "user", "content": question}], TOOLS, backend=backend, template=template,
-                         constrain=constrain, max_tokens=max_tokens)
+                         constrain=mode == "constrained", max_tokens=max_tokens,
+                         examples=MATCHED_EXAMPLES if mode == "matched" else None)
         seconds += time.perf_counter() - started
         errors += len(out["format_errors"])
         names = [c["function"]["name"] for c in out["message"].get("tool_calls") or []]
@@ -93,7 +111,8 @@ def run(backend, constrain: bool, template: str, max_tokens: int, verbose: bool)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["smollm2-135m", "qwen2.5-coder-0.5b"])
-    parser.add_argument("--modes", nargs="+", choices=("plain", "constrained"), default=["plain", "constrained"])
+    parser.add_argument("--modes", nargs="+", choices=("plain", "constrained", "matched"),
+                        default=["plain", "constrained", "matched"])
     parser.add_argument("--template", default="classic")
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--verbose", action="store_true", help="print each question's outcome to stderr")
@@ -109,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             for mode in args.modes:
                 if args.verbose:
                     print(f"{model} {mode}:", file=sys.stderr)
-                result = run(backend, mode == "constrained", args.template, args.max_tokens, args.verbose)
+                result = run(backend, mode, args.template, args.max_tokens, args.verbose)
                 rows.append({"model": model, "mode": mode, **result})
         finally:
             backend.close()

@@ -30,7 +30,9 @@ How a conversation becomes a prompt (the "folding"):
 
 The model's turn is judged by ``tool_choice``: ``"auto"`` (a call or a plain
 answer; bare prose counts as an answer, so a question no tool fits comes back
-as ``content``), ``"none"`` (an answer only), ``"required"`` or
+as ``content`` -- prose is first read as the turn's thought and the answer is
+asked for once more under the dialect's answer label, because small models
+often stop after a thought), ``"none"`` (an answer only), ``"required"`` or
 ``{"type": "function", "function": {"name": ...}}`` (a call, forced with a
 grammar when the backend supports one). A turn that cannot be used (format
 error, unknown tool, arguments that do not fit the schema, a call when none
@@ -49,7 +51,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .backends.base import Backend
 from .parser import parse
-from .types import Action, Step
+from .types import Step
 
 __all__ = [
     "ShimRequestError",
@@ -446,6 +448,8 @@ def _judge(step: Step, tools: Mapping[str, Any], choice: ToolChoice, example: st
             problem="Do not call a tool now. Answer from what you know, e.g.\nFinal Answer: <your answer>",
             code="call_forbidden",
         )
+    if not step.actions:  # the parser promises one of error/answer/actions; do not trust it blindly
+        return _Verdict(problem=f"Write a tool call or a final answer, e.g.\n{example}", code="no_action")
     calls = []
     for action in step.actions:
         tool = tools.get(action.tool)
