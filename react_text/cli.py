@@ -385,7 +385,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         limit=args.limit,
         per_group=args.per_group,
     )
-    command = "react-text " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
+    # The command that makes these results: a report rebuilt later names the run, not the rebuild.
+    argv = [a for a in sys.argv[1:] if a != "--report-only"]
+    command = "react-text " + " ".join(shlex.quote(a) for a in argv) if argv else None
     if args.report_only:
         records = compare.select(compare.load_results(spec.out_dir / "results.jsonl"), spec,
                                  [t.id for t in compare.prepare(spec).tasks])

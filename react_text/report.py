@@ -76,12 +76,12 @@ def markdown(
         for model, s in best.items():
             others = [o for o in summaries if o.model == model and o is not s]
             runner = max(others, key=lambda o: o.success_rate, default=None)
-            margin = (
-                f", ahead of {runner.template} ({_pct(runner.success_rate)}) by "
-                f"{100 * (s.success_rate - runner.success_rate):.0f} points"
-                if runner
-                else ""
-            )
+            margin = ""
+            if runner:
+                margin = (f", ahead of {runner.template} ({_pct(runner.success_rate)}) by "
+                          f"{100 * (s.success_rate - runner.success_rate):.0f} points")
+                if runner.ci_high >= s.ci_low:
+                    margin += " — within the confidence intervals, so not a clear win"
             out.append(f"- **{model}**: `{s.template}` solves {s.solved}/{s.tasks} ({_pct(s.success_rate)}){margin}.")
         out.append("")
     categories = sorted({c for s in summaries for c in s.by_category})

@@ -85,6 +85,7 @@ def test_report_renders_every_format():
     assert "| m | a | classic | json |" in md
     assert "![success rate" in md and "react-text compare ..." in md
     assert "**m**: `classic`" in md
+    assert "not a clear win" in md  # 1/1 vs 0/1: the intervals overlap
     parsed = json.loads(report.summary_json(summaries, dis))
     assert {c["template"] for c in parsed["cells"]} == {"classic", "json"}
     svg = report.svg_chart(summaries)
