@@ -161,3 +161,21 @@ def test_per_group_sample_keeps_every_category_and_language():
     order = [t.id for t in suite.tasks]
     assert [t.id for t in sample] == sorted((t.id for t in sample), key=order.index)
     assert compare.sample_tasks(suite.tasks, per_group=None) == tuple(suite.tasks)
+
+
+def test_small_real_compare_on_smollm2(tmp_path, smol_backend):
+    """Two templates × two real tasks through real llama.cpp: structure, not the model's skill."""
+    spec = compare.CompareSpec(templates=("classic", "zh"), models=("smollm2-135m",), suite="arithmetic",
+                               out_dir=tmp_path / "out", limit=2, max_steps=3, max_turn_tokens=96)
+    records = compare.run_compare(spec, backend_factory=lambda model, worker: smol_backend,
+                                  progress_stream=open("/dev/null", "w"))
+    assert len(records) == 4
+    assert {(r["template"], r["task_id"]) for r in records} == {
+        (t, i) for t in ("classic", "zh") for i in ("arith-en-01", "arith-en-02")}
+    for r in records:
+        assert r["status"] in {"answered", "gave_up", "max_steps", "max_tokens", "no_progress",
+                               "format_errors", "tool_failures"}
+        assert r["turns"] >= 1 and r["completion_tokens"] > 0 and r["evaluated_tokens"] > 0
+        assert r["correct"] in (True, False)
+    paths = compare.write_report(records, spec.out_dir)
+    assert "smollm2-135m" in paths["markdown"].read_text(encoding="utf-8")
