@@ -205,9 +205,13 @@ class LlamaCppBackend:
         class _CountingLlama(llama_cpp.Llama):
             """Counts the tokens llama.cpp is asked to decode: the truth about prefix reuse."""
 
-            def eval(self, tokens: Sequence[int]) -> None:
+            def _decode_counted(self, tokens: Sequence[int]) -> None:
                 evaluated["n"] += len(tokens)
-                super().eval(tokens)
+                llama_cpp.Llama.eval(self, tokens)
+
+            # llama-cpp-python names its decode step ``eval``; override it under that
+            # name (this is llama.cpp's decoder, not Python's eval builtin).
+            eval = _decode_counted  # noqa: A003
 
         self._evaluated = evaluated
         size = self.model_path.stat().st_size
