@@ -77,3 +77,32 @@ def test_grammar_changes_what_the_model_writes(tools, smol_backend):
     step = parse(template.turn_prefix(1) + bound.text, [t.name for t in tools])
     assert step.error is None and step.final_answer is None  # allow_final=False forces a tool call
     assert step.actions[0].tool in {"calculator", "current_time"}
+
+
+@pytest.mark.parametrize("dialect", ["classic", "json", "zh"])
+def test_gate_picks_what_full_filtering_picks(dialect, tools, smol_backend):
+    """Greedy output through the backend's grammar gate (ask the grammar about the top token only)
+    is token for token what llama-cpp-python's own grammar sampler, which filters the whole
+    vocabulary, produces; and the gate did have to step in (the model's favourite was refused)."""
+    from llama_cpp import LlamaGrammar
+
+    template = load_template(dialect)
+    gbnf = build_grammar(template.dialect, tools, **BOUNDS)
+    prompt = smol_backend.wrap_prompt(template.render("What day of the week is it today?", tools))
+    llm, lib = smol_backend._llm, smol_backend._lib
+    # Both runs evaluate the whole prompt in one batch: logits of a prompt evaluated in
+    # pieces differ in the last bits, which can flip a near tie between two tokens.
+    llm.reset()
+    gated = smol_backend.complete(prompt, stop=(), max_tokens=MAX_TOKENS, grammar=gbnf)
+    assert gated.evaluated_tokens == gated.prompt_tokens
+    assert gated.extra["grammar_fallbacks"] >= 1
+
+    tokens = list(smol_backend.last_tokens[: gated.prompt_tokens])
+    llm.reset()
+    reference = []
+    for token in llm.generate(tokens, temp=0.0, grammar=LlamaGrammar.from_string(gbnf, verbose=False)):
+        if lib.llama_vocab_is_eog(smol_backend._vocab, token) or len(reference) >= MAX_TOKENS:
+            break
+        reference.append(token)
+    assert list(smol_backend.last_tokens[gated.prompt_tokens:]) == reference
+    smol_backend.complete("reset", max_tokens=1)  # the reference run bypassed the backend's token ledger

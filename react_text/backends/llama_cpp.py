@@ -31,6 +31,8 @@ from ..types import Completion
 from .base import BackendError
 from .stops import find_stop
 
+_TOP_K = 40
+
 # --- pure bookkeeping -----------------------------------------------------------
 
 
@@ -150,7 +152,9 @@ class LlamaCppBackend:
     ``model_seconds`` (time inside llama.cpp: tokenising, decoding, sampling),
     ``prompt_eval_ms`` and ``eval_ms`` (llama.cpp's own timers),
     ``reused_tokens``, ``ledger_reused_tokens`` (ids reused from the last call
-    rather than re-tokenised) and ``context_full`` when n_ctx cut generation short.
+    rather than re-tokenised), ``context_full`` when n_ctx cut generation short,
+    and with a grammar ``grammar_fallbacks``: tokens where the model's own choice
+    was ungrammatical and the whole vocabulary had to be filtered (see ``grammar_gate``).
     """
 
     supports_grammar = True
@@ -194,7 +198,7 @@ class LlamaCppBackend:
         self._bos = self._llm.token_bos()
         self._add_bos = bool(self._llm._model.add_bos_token()) and self._bos >= 0
         self._pieces: dict[int, bytes] = {}
-        self._grammars: dict[str, Any] = {}
+        self._grammars: dict[str, bool] = {}
         self._ledger = TokenLedger()
         self._lock = threading.Lock()
 
@@ -265,7 +269,7 @@ class LlamaCppBackend:
         stop = [s for s in stop if s]
         with self._lock:
             started = time.perf_counter()
-            compiled = self._grammar(grammar) if grammar is not None else None
+            checked = self._grammar(grammar) if grammar is not None else None
             prompt_bytes = prompt.encode("utf-8")
             tick = time.perf_counter()
             tokens, ends, exact, reused = self._plan(prompt_bytes)
@@ -279,7 +283,7 @@ class LlamaCppBackend:
                 )
             budget = min(max_tokens, self.n_ctx - len(tokens))
             try:
-                result = self._generate(tokens, stop, budget, temperature, seed, compiled)
+                result = self._generate(tokens, stop, budget, temperature, seed, checked)
             except BackendError:
                 self._ledger = TokenLedger()
                 raise
@@ -373,11 +377,10 @@ class LlamaCppBackend:
         exact = (ends[-1] if ends else 0) == len(prompt) and b"".join(map(self._piece, tokens)) == prompt
         return lead + tokens, ends, exact, 0
 
-    def _grammar(self, text: str) -> Any:
-        """A compiled GBNF grammar, checked once: llama.cpp would crash later on one it cannot parse."""
-        compiled = self._grammars.get(text)
-        if compiled is not None:
-            return compiled
+    def _grammar(self, text: str) -> str:
+        """``text`` once llama.cpp has parsed it: a grammar it cannot parse would crash it mid-sampling."""
+        if text in self._grammars:
+            return text
         if not text.strip():
             raise BackendError("the grammar is empty; pass grammar=None for unconstrained output")
         lib = self._lib
@@ -387,10 +390,10 @@ class LlamaCppBackend:
             reason = " ".join(said().split()) or "no reason given; is there a `root` rule?"
             raise BackendError(f"llama.cpp could not parse the grammar: {reason[:500]}")
         lib.llama_sampler_free(sampler)
-        from llama_cpp import LlamaGrammar
-
-        compiled = self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
-        return compiled
+        if len(self._grammars) >= 64:  # the shim makes one per tool set; keep the memo small
+            self._grammars.clear()
+        self._grammars[text] = True
+        return text
 
     def _generate(
         self,
@@ -399,7 +402,7 @@ class LlamaCppBackend:
         budget: int,
         temperature: float,
         seed: int,
-        grammar: Any,
+        grammar: str | None,
     ) -> tuple[list[int], bytes, str, str, int, float, dict[str, float]]:
         llm, lib = self._llm, self._lib
         llm.set_seed(seed)
@@ -413,8 +416,15 @@ class LlamaCppBackend:
         text = ""
         finish = "length"
         model_seconds = 0.0
+        gate = None
+        if grammar is not None:
+            from .grammar_gate import GrammarGate  # numpy comes with llama-cpp-python
+
+            width = 1 if temperature == 0 else _TOP_K
+            gate = GrammarGate(lib, self._vocab, llm.n_vocab(), grammar, width=width, eog=llm.token_eos())
         generator = llm.generate(
-            tokens, temp=temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0, grammar=grammar
+            tokens, temp=temperature, top_k=_TOP_K, top_p=0.95, min_p=0.05, repeat_penalty=1.0,
+            logits_processor=[gate] if gate is not None else None,
         )
         try:
             while True:
@@ -432,6 +442,8 @@ class LlamaCppBackend:
                     finish = "stop"
                     break
                 sampled.append(token)
+                if gate is not None:
+                    gate.accept(token)
                 piece = self._piece(token)
                 out += piece
                 scanned = len(text)
@@ -446,6 +458,10 @@ class LlamaCppBackend:
                     break
         finally:
             generator.close()
+            if gate is not None:
+                gate.close()
         data = lib.llama_perf_context(llm._ctx.ctx)
         perf = {"prompt_eval_ms": float(data.t_p_eval_ms), "eval_ms": float(data.t_eval_ms)}
+        if gate is not None:
+            perf["grammar_fallbacks"] = float(gate.fallbacks)
         return sampled, bytes(out), text, finish, evaluated or 0, model_seconds, perf
