@@ -13,6 +13,8 @@ import sys
 from dataclasses import asdict
 from typing import Sequence
 
+from .dialects import DIALECTS
+
 
 # --- parse -----------------------------------------------------------------
 
@@ -20,6 +22,8 @@ def _add_parse(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("parse", help="parse one model turn (file or stdin) and print the Step as JSON")
     p.add_argument("file", nargs="?", help="file holding the turn; stdin when omitted or '-'")
     p.add_argument("--tools", nargs="*", default=None, help="valid tool names (enables name matching)")
+    p.add_argument("--dialect", default="classic", choices=sorted(DIALECTS),
+                   help="protocol style (and language: zh) of the error message's example")
     p.set_defaults(func=_cmd_parse)
 
 
@@ -31,7 +35,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     else:
         with open(args.file, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
-    step = parse(text, tools=args.tools)
+    step = parse(text, tools=args.tools, dialect=args.dialect)
     print(json.dumps(asdict(step), ensure_ascii=False, indent=2))
     return 0 if step.error is None else 1
 

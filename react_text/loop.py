@@ -655,7 +655,8 @@ class Agent:
             extra=completion.extra,
         )
         prefix = self.template.turn_prefix(n)
-        step = parse(prefix + completion.text, self._tool_specs, prose=self.prose)
+        step = parse(prefix + completion.text, self._tool_specs, prose=self.prose,
+                     dialect=self.template.dialect, lang=getattr(self.template, "language", None), n=n)
         step = flag_truncation(step, completion.finish_reason, max_tokens)
         kept = kept_text(step, len(prefix))
         events.emit("step", n=n, step=step, kept=kept)

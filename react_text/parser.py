@@ -51,7 +51,7 @@ from typing import Any, Iterator, Optional, Union
 
 import regex
 
-from . import jsonish
+from . import feedback, jsonish
 from .types import Action, FormatError, Step
 
 __all__ = ["parse", "match_tool", "FINAL_NAMES", "ERROR_CODES", "MAX_ACTIONS"]
@@ -332,83 +332,6 @@ class _Reading:
 _FINAL = object()  # check_name's answer for a final-answer tool name
 
 
-def _short(s: str, n: int = 60) -> str:
-    s = " ".join(s[: n * 4].split())
-    return s if len(s) <= n else s[: n - 1] + "…"
-
-
-# --- messages for the model ------------------------------------------------------------
-def _example_args(ts: Optional[_Toolset], tool: Optional[str]) -> str:
-    if ts is None or tool is None:
-        return '{"query": "..."}'
-    params = ts.parameters(tool)
-    props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
-    if not props:
-        return "{}" if ts.takes_no_arguments(tool) else '{"input": "..."}'
-    required = [p for p in params.get("required", []) if p in props] or list(props)[:1]
-    return json.dumps({p: "..." for p in required}, ensure_ascii=False)
-
-
-def _example(ts: Optional[_Toolset], tool: Optional[str] = None) -> str:
-    if tool is None:
-        tool = ts.names[0] if ts is not None and ts.names else "search"
-    return f"Action: {tool}\nAction Input: {_example_args(ts, tool)}"
-
-
-def _msg_empty(ts: Optional[_Toolset]) -> str:
-    return f"Your reply was empty. Write a thought and then an action, e.g.\nThought: I should look this up.\n{_example(ts)}"
-
-
-def _msg_untrusted(ts: Optional[_Toolset]) -> str:
-    return ("Do not write the Observation or a new Question yourself; the tool result comes back to you. "
-            f"Write only your next step, e.g.\nThought: I should look this up.\n{_example(ts)}")
-
-
-def _msg_no_action(ts: Optional[_Toolset]) -> str:
-    return ("I found no action and no final answer. Write the tool name on its own line, e.g.\n"
-            f"{_example(ts)}\nor, when you know the answer, write it after \"Final Answer:\".")
-
-
-def _msg_unknown(ts: _Toolset, name: str, suggestion: Optional[str]) -> str:
-    if not ts.names:
-        return f"There are no tools, so \"{_short(name)}\" cannot run. Write your answer after \"Final Answer:\"."
-    hint = f" Did you mean {suggestion}?" if suggestion else ""
-    return (f"\"{_short(name)}\" is not a tool.{hint} Valid tools: {', '.join(ts.names)}. "
-            f"Write one of them exactly, e.g.\n{_example(ts, suggestion)}")
-
-
-def _msg_not_a_name(ts: Optional[_Toolset], name: str) -> str:
-    return (f"\"{_short(name)}\" is not a tool name. Write only the tool name after \"Action:\", e.g.\n"
-            f"{_example(ts)}")
-
-
-def _msg_placeholder(ts: Optional[_Toolset], what: str) -> str:
-    return (f"You copied the format instructions (\"{_short(what, 40)}\") instead of filling them in. "
-            f"Write a real tool name and input, e.g.\n{_example(ts)}")
-
-
-def _msg_missing_input(ts: Optional[_Toolset], tool: str) -> str:
-    return f"The action {tool} has no Action Input. Write it on the next line, e.g.\n{_example(ts, tool)}"
-
-
-def _msg_stray_input(ts: Optional[_Toolset]) -> str:
-    return f"The Action Input has no tool name before it. Write the tool name on its own line, e.g.\n{_example(ts)}"
-
-
-def _msg_bad_args(ts: Optional[_Toolset], tool: Optional[str], detail: str) -> str:
-    return (f"The Action Input could not be read ({_short(detail)}). Write one JSON object on one line, e.g.\n"
-            f"Action Input: {_example_args(ts, tool)}")
-
-
-def _msg_truncated(ts: Optional[_Toolset], tool: Optional[str]) -> str:
-    return ("The Action Input was cut off before it ended. Write a shorter input and close every quote "
-            f"and brace, e.g.\nAction Input: {_example_args(ts, tool)}")
-
-
-def _msg_missing_answer() -> str:
-    return "The final answer is empty. Write the answer itself on the same line, e.g.\nFinal Answer: Paris"
-
-
 # --- the reader ---------------------------------------------------------------------------
 class _Turn:
     """Reads one turn left to right.
@@ -419,9 +342,10 @@ class _Turn:
     the work is linear in the turn's length.
     """
 
-    def __init__(self, text: str, ts: Optional[_Toolset]) -> None:
+    def __init__(self, text: str, ts: Optional[_Toolset], voice: feedback.Voice) -> None:
         self.text = text
         self.ts = ts
+        self.voice = voice
         self.limit = _hard_end(text)
         self.repairs: list[str] = []
         self.blob_floor = 0
@@ -723,9 +647,9 @@ class _Turn:
         tool = self.ts.lookup(_clean_name(name)) if (name is not None and self.ts is not None) else None
         end = self.rstrip_end(0, min(max(err.pos, 0), self.limit))
         if err.code == "truncated":
-            return _TurnError("truncated", _msg_truncated(self.ts, tool), end)
+            return _TurnError("truncated", feedback.truncated(self.voice, tool), end)
         detail = "nested too deeply" if err.code == "too_deep" else err.message
-        return _TurnError("bad_arguments", _msg_bad_args(self.ts, tool, detail), end)
+        return _TurnError("bad_arguments", feedback.bad_arguments(self.voice, tool, detail), end)
 
     # --- actions -------------------------------------------------------------------
     def action(self, start: int, cstart: int, le: int) -> Union[list, str]:
@@ -735,7 +659,7 @@ class _Turn:
         if p >= le:  # "Action:" alone: the blob or the name is on a following line
             q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
             if q >= self.limit or self.label(q) is not None:
-                raise _TurnError("no_action", _msg_no_action(self.ts), self.rstrip_end(0, le))
+                raise _TurnError("no_action", feedback.no_action(self.voice), self.rstrip_end(0, le))
             qc = self.first_char(q, self.line_end(q))
             if text[qc] in "{[" or text.startswith(("```", "<tool_call>"), qc):
                 return self.action_blob(start, qc)
@@ -744,7 +668,7 @@ class _Turn:
         slot_end = self.rstrip_end(p, le)
         slot = text[p:slot_end]
         if _is_placeholder(slot):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, slot), slot_end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, slot), slot_end)
         if text[p] in "{[" or text.startswith(("```", "<tool_call>"), p):
             return self.action_blob(start, p)
         opener = _first_of(text, "([", p, slot_end)
@@ -758,7 +682,7 @@ class _Turn:
             if value_start < slot_end:
                 self.add("inline_input")
                 args, end = self.input_value(value_start, le, text[p:name_end])
-                tool = self.check_name(text[p:name_end], end)
+                tool = self.check_name(text[p:name_end], end, args)
                 if tool is _FINAL:
                     self.final_end = end
                     return self.final_text(args, end)
@@ -805,22 +729,25 @@ class _Turn:
                 raise self.json_error(err, name) from None
             self.add("unlabeled_input")
             args = self.args_from_value(value, vstart, end)
-        tool = self.check_name(name, end)
+        tool = self.check_name(name, end, args)
         if args is None:
             if tool is _FINAL:
-                raise _TurnError("missing_answer", _msg_missing_answer(), slot_end)
+                raise _TurnError("missing_answer", feedback.missing_answer(self.voice), slot_end)
             if self.ts is not None and self.ts.takes_no_arguments(str(tool)):
                 return [_Call(name, {}, start, slot_end)]
-            raise _TurnError("missing_input", _msg_missing_input(self.ts, str(tool)), slot_end)
+            raise _TurnError("missing_input", feedback.missing_input(self.voice, str(tool)), slot_end)
         if tool is _FINAL:
             self.final_end = end
             return self.final_text(args, end)
         return [_Call(name, args, start, end, tool=str(tool))]
 
-    def check_name(self, name: str, end: int) -> Union[str, object]:
-        """Validate a tool slot: the canonical tool name, ``_FINAL``, or a ``_TurnError``."""
+    def check_name(self, name: str, end: int, args: Any = None) -> Union[str, object]:
+        """Validate a tool slot: the canonical tool name, ``_FINAL``, or a ``_TurnError``.
+
+        ``args``, when already read, let an ``unknown_tool`` message show the
+        model its own values under a valid tool."""
         if _is_placeholder(name):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, name), end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, name), end)
         cleaned = _clean_name(name)
         if self.ts is not None and cleaned:
             found = self.ts.lookup(cleaned)
@@ -829,20 +756,21 @@ class _Turn:
         if cleaned and _is_final_name(cleaned):
             return _FINAL
         if cleaned.casefold() in _NO_TOOL_WORDS:
-            raise _TurnError("no_action", _msg_no_action(self.ts), end, no_tool=True)
+            raise _TurnError("no_action", feedback.no_action(self.voice), end, no_tool=True)
         if self.ts is not None:
             shown = cleaned or name
-            raise _TurnError("unknown_tool", _msg_unknown(self.ts, shown, self.ts.suggest(shown)), end)
+            message = feedback.unknown_tool(self.voice, shown, self.ts.suggest(shown), args)
+            raise _TurnError("unknown_tool", message, end)
         if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None:
             return cleaned
-        raise _TurnError("no_action", _msg_not_a_name(self.ts, name), end)
+        raise _TurnError("no_action", feedback.not_a_name(self.voice, name), end)
 
     def final_text(self, args: Union[dict, str], end: int) -> str:
         answer = _answer_from_args(args)
         if not answer.strip():
-            raise _TurnError("missing_answer", _msg_missing_answer(), end)
+            raise _TurnError("missing_answer", feedback.missing_answer(self.voice), end)
         if _is_placeholder(answer):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, answer), end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, answer), end)
         return answer
 
     # --- inputs ---------------------------------------------------------------------
@@ -885,11 +813,11 @@ class _Turn:
             got = jsonish.read_value(self.text, p, stop=le)
         except jsonish.JsonishError as err:
             if err.code == "truncated" and le >= self.limit:
-                raise _TurnError("truncated", _msg_truncated(self.ts, None), self.rstrip_end(0, le)) from None
+                raise _TurnError("truncated", feedback.truncated(self.voice, None), self.rstrip_end(0, le)) from None
             return self.bare_line(p, le)
         if isinstance(got.value, str) and self.text[got.end:le].strip() in ("", ".", ","):
             if _is_placeholder(got.value):
-                raise _TurnError("placeholder", _msg_placeholder(self.ts, got.value), got.end)
+                raise _TurnError("placeholder", feedback.placeholder(self.voice, got.value), got.end)
             return got.value, got.end
         return self.bare_line(p, le)
 
@@ -905,17 +833,17 @@ class _Turn:
     def bare_args(self, body: str, end: int) -> str:
         """Bare input text is the argument as written (``x = 2 + 3`` stays text)."""
         if _is_placeholder(body):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, body), end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, body), end)
         return body
 
     def args_from_value(self, value: Any, vstart: int, end: int) -> Union[dict, str]:
         """Arguments from a JSON input: a dict or string as is, anything else as the text written."""
         if isinstance(value, dict):
-            _check_placeholder_values(value, self.ts, end)
+            _check_placeholder_values(value, self.voice, end)
             return value
         if isinstance(value, str):
             if _is_placeholder(value):
-                raise _TurnError("placeholder", _msg_placeholder(self.ts, value), end)
+                raise _TurnError("placeholder", feedback.placeholder(self.voice, value), end)
             return value
         return self.text[vstart:end].strip().strip("`").strip()
 
@@ -928,12 +856,12 @@ class _Turn:
         except jsonish.JsonishError as err:
             if err.code == "truncated":
                 self.check_name(name_raw, self.limit)
-                raise _TurnError("truncated", _msg_truncated(self.ts, None), self.rstrip_end(0, self.limit)) from None
+                raise _TurnError("truncated", feedback.truncated(self.voice, None), self.rstrip_end(0, self.limit)) from None
             le = self.line_end(opener)
             close = text.rfind(")", opener, le)
             if close < 0:
                 self.check_name(name_raw, le)
-                raise _TurnError("bad_arguments", _msg_bad_args(self.ts, None, "unbalanced parentheses"),
+                raise _TurnError("bad_arguments", feedback.bad_arguments(self.voice, None, "unbalanced parentheses"),
                                  self.rstrip_end(0, le)) from None
             self.add("raw_arguments")  # not Python-ish: keep what is between the parentheses
             args: Union[dict, str] = text[opener + 1:close].strip()
@@ -945,14 +873,14 @@ class _Turn:
         return self.finish_call(start, name_raw, args, end)
 
     def finish_call(self, start: int, name_raw: str, args: Union[dict, str], end: int) -> Union[list, str]:
-        tool = self.check_name(name_raw, end)
+        tool = self.check_name(name_raw, end, args)
         if tool is _FINAL:
             self.final_end = end
             return self.final_text(args, end)
         if isinstance(args, dict):
-            _check_placeholder_values(args, self.ts, end)
+            _check_placeholder_values(args, self.voice, end)
         elif _is_placeholder(args):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, args), end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, args), end)
         return [_Call(name_raw, args, start, end, tool=str(tool))]
 
     def call_to_args(self, name_raw: str, got: jsonish.CallArgs) -> Union[dict, str]:
@@ -977,6 +905,17 @@ class _Turn:
     def paper(self, start: int, name_raw: str, opener: int, slot_end: int) -> Union[list, str]:
         """``Search[entity]``: the text inside the brackets (a dict if it is a JSON object)."""
         text = self.text
+        body = _NON_SPACE.match(text, opener + 1, self.limit).end()
+        if text.startswith("{", body):  # a JSON object may hold "]" in a string or span lines
+            try:
+                got = jsonish.read_value(text, body, boundary=self.is_boundary, stop=self.limit)
+            except jsonish.JsonishError:
+                got = None
+            if got is not None and isinstance(got.value, dict):
+                close = _NON_SPACE.match(text, got.end, self.limit).end()
+                if text.startswith("]", close):
+                    self.add(*got.repairs)
+                    return self.finish_call(start, name_raw, got.value, close + 1)
         close = _balanced_close(text, opener, slot_end)
         last = text.rfind("]", opener, slot_end)
         if close < 0 or last > close:
@@ -1017,10 +956,10 @@ class _Turn:
         if tagged:
             end = self.close_tag(end)
         if isinstance(value, str) and _is_placeholder(value):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, value), end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, value), end)
         got = _calls_from_json(value, self.ts, labelled=True)
         if got is None:
-            raise _TurnError("no_action", _msg_no_action(self.ts), end)
+            raise _TurnError("no_action", feedback.no_action(self.voice), end)
         return self.finish_blob(got, start, end)
 
     def finish_blob(self, got: Union[list, tuple], start: int, end: int) -> Union[list, str]:
@@ -1033,9 +972,9 @@ class _Turn:
             if decoded:
                 self.add("arguments_string_decoded")
             if isinstance(args, dict):
-                _check_placeholder_values(args, self.ts, end)
+                _check_placeholder_values(args, self.voice, end)
             elif _is_placeholder(args):
-                raise _TurnError("placeholder", _msg_placeholder(self.ts, args), end)
+                raise _TurnError("placeholder", feedback.placeholder(self.voice, args), end)
             calls.append(_Call(name, args, start, end, thought))
         return calls
 
@@ -1096,9 +1035,9 @@ class _Turn:
         end = self.rstrip_end(p, stop)
         answer = text[p:end]
         if not answer:
-            raise _TurnError("missing_answer", _msg_missing_answer(), self.rstrip_end(0, stop))
+            raise _TurnError("missing_answer", feedback.missing_answer(self.voice), self.rstrip_end(0, stop))
         if _is_placeholder(answer):
-            raise _TurnError("placeholder", _msg_placeholder(self.ts, answer), end)
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, answer), end)
         return answer, end
 
     def thought(self, stop: int) -> Optional[str]:
@@ -1183,10 +1122,10 @@ def _hard_end(text: str) -> int:
     return end
 
 
-def _check_placeholder_values(args: dict, ts: Optional[_Toolset], end: int) -> None:
+def _check_placeholder_values(args: dict, voice: feedback.Voice, end: int) -> None:
     for value in args.values():
         if isinstance(value, str) and _is_placeholder(value):
-            raise _TurnError("placeholder", _msg_placeholder(ts, value), end)
+            raise _TurnError("placeholder", feedback.placeholder(voice, value), end)
 
 
 def _answer_from_args(args: Any) -> str:
@@ -1297,19 +1236,19 @@ def _with_thought(got: Any, thought: Optional[str]):
 def _resolve(turn: _Turn, calls: tuple[_Call, ...]) -> tuple[Action, ...]:
     actions = []
     for call in calls:
-        tool = call.tool or turn.check_name(call.name, call.end)
+        tool = call.tool or turn.check_name(call.name, call.end, call.args)
         if not isinstance(tool, str):  # a final-answer name among several calls
-            raise _TurnError("no_action", _msg_no_action(turn.ts), call.end)
+            raise _TurnError("no_action", feedback.no_action(turn.voice), call.end)
         if tool != call.name.strip():
             turn.add("tool_name")
         actions.append(Action(tool=tool, args=call.args, span=(call.start, call.end)))
     return tuple(actions)
 
 
-def _step(text: str, ts: Optional[_Toolset], prose: str) -> Step:
+def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) -> Step:
     if not text or text.isspace():
-        return Step(text=text, error=FormatError("empty", _msg_empty(ts)), end=0)
-    turn = _Turn(text, ts)
+        return Step(text=text, error=FormatError("empty", feedback.empty(voice)), end=0)
+    turn = _Turn(text, ts, voice)
 
     def done(end: int, **fields: Any) -> Step:
         repairs = list(turn.repairs)
@@ -1333,37 +1272,50 @@ def _step(text: str, ts: Optional[_Toolset], prose: str) -> Step:
     thought = turn.thought(got.end)
     if thought is None:
         if turn.stopped_at is not None:  # the turn opens with an Observation or a new Question
-            return done(got.end, error=FormatError("no_action", _msg_untrusted(ts)))
-        return done(got.end, error=FormatError("empty", _msg_empty(ts)))
+            return done(got.end, error=FormatError("no_action", feedback.untrusted(voice)))
+        return done(got.end, error=FormatError("empty", feedback.empty(voice)))
     if _is_placeholder(thought):
-        return done(got.end, thought=thought, error=FormatError("placeholder", _msg_placeholder(ts, thought)))
+        return done(got.end, thought=thought, error=FormatError("placeholder", feedback.placeholder(voice, thought)))
     if turn.stray_input:
-        return done(got.end, thought=thought, error=FormatError("no_action", _msg_stray_input(ts)))
+        return done(got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(voice)))
     if prose == "final":
         turn.add("prose_as_final")
         return done(got.end, final_answer=thought)
-    return done(got.end, thought=thought, error=FormatError("no_action", _msg_no_action(ts)))
+    return done(got.end, thought=thought, error=FormatError("no_action", feedback.no_action(voice)))
 
 
-def parse(text: str, tools: ToolsArg = None, *, prose: str = "error") -> Step:
+def parse(
+    text: str,
+    tools: ToolsArg = None,
+    *,
+    prose: str = "error",
+    dialect: str = "classic",
+    lang: Optional[str] = None,
+    n: int = 1,
+) -> Step:
     """Read one model turn into a ``Step``; never raises for a ``str``.
 
     ``tools`` (names, or a mapping name -> JSON schema) turns on forgiving name
     matching and ``unknown_tool`` errors; without it any identifier-like name
     is accepted. ``prose="final"`` makes a turn with no action and no answer
     (plain prose, or a thought alone) the final answer; the default
-    ``"error"`` reports ``no_action``.
+    ``"error"`` reports ``no_action``. Every dialect is read whatever
+    ``dialect`` says: it, the prompt's language ``lang`` (default: Chinese for
+    the ``zh`` dialect, else English) and the step number ``n`` only decide how
+    an error message is worded, so the model is corrected in the style and
+    language its prompt taught it.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() needs the turn as str, not {type(text).__name__}")
     if prose not in ("error", "final"):
         raise ValueError(f"prose must be 'error' or 'final', not {prose!r}")
+    feedback.check_dialect(dialect)
     try:
         ts = _toolset(tools)
     except Exception as exc:  # a malformed tools argument is the caller's bug: say so
         raise TypeError(f"tools must be names or a name -> schema mapping: {exc}") from exc
+    voice = feedback.Voice(ts, dialect, n, lang)
     try:
-        return _step(text, ts, prose)
+        return _step(text, ts, prose, voice)
     except Exception as exc:  # a bug here must not take the agent down
-        return Step(text=text, end=len(text), error=FormatError(
-            "internal", f"The reply could not be read ({type(exc).__name__}). Write one action, e.g.\n{_example(ts)}"))
+        return Step(text=text, end=len(text), error=FormatError("internal", feedback.internal(voice, type(exc).__name__)))

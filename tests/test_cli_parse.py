@@ -62,3 +62,12 @@ def test_parse_odd_input_from_stdin_still_prints_a_step(text: str) -> None:
     out = run(["parse", "-"], stdin=text)
     assert out.returncode == 1
     assert json.loads(out.stdout)["error"]["code"] in {"empty", "no_action", "bad_arguments"}
+
+
+def test_dialect_words_the_error_for_the_prompt_it_came_from() -> None:
+    out = run(["parse", "--tools", "search", "--dialect", "zh"], stdin="思考：我想想。")
+    assert out.returncode == 1
+    message = json.loads(out.stdout)["error"]["message"]
+    assert message.startswith("没有找到行动") and "行动：search" in message
+    bad = run(["parse", "--dialect", "yaml"], stdin="x")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr

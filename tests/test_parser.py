@@ -576,3 +576,11 @@ def test_import_needs_only_regex() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_paper_json_may_hold_a_bracket_in_a_string_and_span_lines() -> None:
+    turn = 'Thought 2: look it up\nAction 2: search[{"query": "see [1]",\n  "limit": 3}]\nObservation 2: made up'
+    step = parse(turn, ["search"])
+    assert step.error is None
+    assert step.actions[0].args == {"query": "see [1]", "limit": 3}
+    assert turn[:step.end].endswith("3}]")

@@ -1,0 +1,201 @@
+"""What a format error tells the model, in the protocol style and the language of its prompt.
+
+Why: the message is the model's next observation, and a small model copies
+what it reads. An example written in another protocol style (``Action Input:``
+shown to a model prompted with ``Act: tool(k=v)``) or in English under a
+Chinese prompt teaches it to drift; the same example in its own dialect is the
+cheapest correction there is. The parser decides *what* went wrong; this
+module only words it.
+
+Every message is one or two sentences followed by the exact text to write.
+Values the model must fill in stay ``...`` (numbers show 1): the parser reports a copied ``...``
+as a ``placeholder`` error, while a made-up concrete value would be copied
+silently into a wrong tool call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Protocol, Sequence
+
+from .dialects import DIALECTS, format_action, format_final, format_thought
+
+
+class ToolsView(Protocol):
+    """What a message needs to know about the offered tools."""
+
+    names: Sequence[str]
+
+    def parameters(self, name: str) -> Mapping[str, Any]: ...
+
+    def takes_no_arguments(self, name: str) -> bool: ...
+
+
+FILL = "..."
+
+
+@dataclass(frozen=True)
+class Voice:
+    """Who the messages speak to: the tools on offer, the prompt's dialect, its language and the step number."""
+
+    tools: Optional[ToolsView] = None
+    dialect: str = "classic"
+    n: int = 1
+    lang: Optional[str] = None
+    """``zh`` words messages in Chinese; None follows the dialect (Chinese for ``zh``)."""
+
+    @property
+    def zh(self) -> bool:
+        return (self.lang or ("zh" if self.dialect == "zh" else "en")).lower().startswith("zh")
+
+    def say(self, en: str, zh: str) -> str:
+        return zh if self.zh else en
+
+    def args(self, tool: Optional[str], given: Any = None) -> dict[str, Any]:
+        """Arguments to show for ``tool``: its required keys (or its first one), with values the
+        model already wrote (``given``), else from the schema, else ``...``."""
+        if self.tools is None or tool is None:
+            return {"query": _reuse(given) or FILL}
+        params = self.tools.parameters(tool)
+        props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+        if not props:
+            return {} if self.tools.takes_no_arguments(tool) else {"input": _reuse(given) or FILL}
+        required = [p for p in params.get("required", []) if p in props] or list(props)[:1]
+        shown = {p: _sample(props[p]) for p in required}
+        if isinstance(given, dict):
+            shown.update({k: v for k, v in given.items() if k in shown})
+        if len(shown) == 1 and _reuse(given) and not (isinstance(given, dict) and set(given) & set(shown)):
+            (key,) = shown
+            if _sample(props[key]) == FILL:  # a string slot: the model's lone value fits it
+                shown[key] = _reuse(given)
+        return shown
+
+    def action(self, tool: Optional[str] = None, given: Any = None) -> str:
+        if tool is None:
+            tool = self.tools.names[0] if self.tools is not None and self.tools.names else "search"
+        return format_action(self.dialect, tool, self.args(tool, given), self.n)
+
+    def thought(self) -> str:
+        return format_thought(self.dialect, self.say("I should look this up.", "我需要先查一下。"), self.n)
+
+    def final(self) -> str:
+        return format_final(self.dialect, FILL, self.n)
+
+
+def _sample(schema: Any) -> Any:
+    """A value the schema itself offers (example, default, enum, const), else ``...`` (numbers: 1)."""
+    if not isinstance(schema, Mapping):
+        return FILL
+    for key in ("examples", "enum"):
+        values = schema.get(key)
+        if isinstance(values, list) and values:
+            return values[0]
+    for key in ("default", "const", "example"):
+        if key in schema:
+            return schema[key]
+    kind = schema.get("type")
+    if kind in ("integer", "int", "number", "float"):
+        return 1
+    return FILL
+
+
+def _reuse(given: Any) -> Optional[str]:
+    """The model's own single short text value, worth showing back to it."""
+    if isinstance(given, dict) and len(given) == 1:
+        (given,) = given.values()
+    if isinstance(given, str) and given.strip() and len(given) <= 120 and given.strip() != FILL:
+        return given.strip()
+    return None
+
+
+def _q(text: str, n: int = 60) -> str:
+    """A model-written string, shortened and on one line, to quote back."""
+    text = " ".join(text[: n * 4].split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# --- one function per situation ---------------------------------------------------------
+
+
+def empty(v: Voice) -> str:
+    return v.say("Your reply was empty. Write a thought and then an action, e.g.",
+                 "你的回复是空的。请先写思考，再写一个行动，例如：") + f"\n{v.thought()}\n{v.action()}"
+
+
+def untrusted(v: Voice) -> str:
+    return v.say(
+        "Do not write the Observation or a new Question yourself; the tool result comes back to you. "
+        "Write only your next step, e.g.",
+        "不要自己写观察或新的问题，工具的结果会返回给你。只写你的下一步，例如：",
+    ) + f"\n{v.thought()}\n{v.action()}"
+
+
+def no_action(v: Voice) -> str:
+    return (v.say("I found no action and no final answer. Write one action, e.g.",
+                  "没有找到行动，也没有最终答案。请写一个行动，例如：")
+            + f"\n{v.action()}\n"
+            + v.say("or, when you know the answer:", "或者，如果你已经知道答案：")
+            + f"\n{v.final()}")
+
+
+def unknown_tool(v: Voice, name: str, suggestion: Optional[str], given: Any = None) -> str:
+    if v.tools is None or not v.tools.names:
+        return v.say(f"There are no tools, so \"{_q(name)}\" cannot run. Give your answer:",
+                     f"没有可用的工具，所以“{_q(name)}”无法运行。请直接给出答案：") + f"\n{v.final()}"
+    names = ", ".join(v.tools.names)
+    hint = v.say(f" Did you mean {suggestion}?", f"你是不是想用 {suggestion}？") if suggestion else ""
+    return v.say(f"\"{_q(name)}\" is not a tool.{hint} Valid tools: {names}. Use one of them exactly, e.g.",
+                 f"“{_q(name)}”不是工具。{hint}可用的工具：{names}。请原样使用其中之一，例如：") \
+        + f"\n{v.action(suggestion, given)}"
+
+
+def not_a_name(v: Voice, name: str) -> str:
+    return v.say(f"\"{_q(name)}\" is not a tool name. Name one tool, e.g.",
+                 f"“{_q(name)}”不是工具名。请写一个工具名，例如：") + f"\n{v.action()}"
+
+
+def placeholder(v: Voice, what: str) -> str:
+    return v.say(
+        f"You copied the format instructions (\"{_q(what, 40)}\") instead of filling them in. "
+        "Write a real tool name and replace every ... with a real value, e.g.",
+        f"你照抄了格式说明（“{_q(what, 40)}”），没有填写内容。请写真实的工具名，并把每个 ... 换成真实的值，例如：",
+    ) + f"\n{v.action()}"
+
+
+def missing_input(v: Voice, tool: str) -> str:
+    return v.say(f"The action {tool} has no input. Write it like this:",
+                 f"行动 {tool} 没有输入。请这样写：") + f"\n{v.action(tool)}"
+
+
+def stray_input(v: Voice) -> str:
+    return v.say("The input has no tool name before it. Write the tool name first, e.g.",
+                 "输入前面没有工具名。请先写工具名，例如：") + f"\n{v.action()}"
+
+
+def bad_arguments(v: Voice, tool: Optional[str], detail: str) -> str:
+    return v.say(f"The input could not be read ({_q(detail)}). Write it like this:",
+                 f"输入无法读取（{_q(detail)}）。请这样写：") + f"\n{v.action(tool)}"
+
+
+def truncated(v: Voice, tool: Optional[str]) -> str:
+    return v.say("The input was cut off before it ended. Write a shorter input and close every quote "
+                 "and bracket, e.g.",
+                 "输入还没写完就断了。请写短一些，并把每个引号和括号都闭合，例如：") + f"\n{v.action(tool)}"
+
+
+def missing_answer(v: Voice) -> str:
+    example = format_final(v.dialect, v.say("Paris", "北京"), v.n)
+    return v.say("The final answer is empty. Write the answer itself, e.g.",
+                 "最终答案是空的。请写出答案本身，例如：") + f"\n{example}"
+
+
+def internal(v: Voice, what: str) -> str:
+    return v.say(f"The reply could not be read ({what}). Write one action, e.g.",
+                 f"无法读取这条回复（{what}）。请写一个行动，例如：") + f"\n{v.action()}"
+
+
+def check_dialect(dialect: str) -> None:
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+
+
