@@ -56,6 +56,7 @@ __all__ = [
     "build_grammar",
     "check_gbnf",
     "grammar_matches",
+    "max_bytes",
     "DEFAULT_MAX_THOUGHT_CHARS",
     "DEFAULT_MAX_ANSWER_CHARS",
     "DEFAULT_MAX_STRING_CHARS",
@@ -66,10 +67,9 @@ DEFAULT_MAX_THOUGHT_CHARS = 160
 DEFAULT_MAX_ANSWER_CHARS = 300
 DEFAULT_MAX_STRING_CHARS = 160
 DEFAULT_MAX_ITEMS = 16
-"""Bounds are in characters, not tokens: a degenerate thought ("1.3333...") can spend
-one token per character, so a constrained turn needs a token budget of roughly the
-thought bound plus the action (``Limits.max_turn_tokens`` = 256 covers the defaults
-for ordinary arguments)."""
+"""Bounds are in characters, not tokens: a degenerate thought ("1.3333...", or Chinese
+text at two or three tokens a character) can outrun a turn's token cap, so the loop
+gives a constrained turn ``max_bytes(grammar)`` tokens, enough to always finish."""
 _MAX_WS = 20
 """Whitespace run allowed between JSON tokens: enough for indented JSON, short
 enough that a model stuck on newlines is forced on."""
@@ -573,7 +573,7 @@ class _TurnBuilder:
         text = b.rule("answer-string", f'"\\"" {first} {_rep("char", 0, self.max_answer - 1)} "\\""'.replace("  ", " "))
         return b.rule("final", f'{_lit(json.dumps(_FINAL_TOOL))} {ws} "," {ws} "\\"action_input\\"" {ws} ":" {ws} {text}')
 
-    def turn(self, allow_final: bool) -> str:
+    def turn(self, allow_final: bool, allow_thought_only: bool = False) -> str:
         actions = [self.action(spec) for spec in self.specs]
         d = self.dialect
         if d in ("classic", "zh", "call"):
@@ -590,7 +590,7 @@ class _TurnBuilder:
                 ws = self.b.ws()
                 body = (f'"\\nAction:\\n```json\\n{{" {ws} "\\"action\\"" {ws} ":" {ws} ( {choice} ) '
                         f'{ws} "}}\\n```"')
-        return f'{self.thought()} ( {body} ) "\\n"?'
+        return f'{self.thought()} ( {body} ){"?" if allow_thought_only else ""} "\\n"?'
 
 
 def build_grammar(
@@ -598,6 +598,7 @@ def build_grammar(
     tools: Sequence[Any] | Mapping[str, Mapping[str, Any]] | None,
     *,
     allow_final: bool = True,
+    allow_thought_only: bool = False,
     max_thought_chars: int = DEFAULT_MAX_THOUGHT_CHARS,
     max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
@@ -606,7 +607,10 @@ def build_grammar(
     """GBNF text admitting one turn of ``dialect`` written after the turn prefix.
 
     ``tools`` are objects with ``.name`` and ``.parameters`` (a JSON schema object),
-    OpenAI-style tool dicts, or a mapping name -> parameters schema. Raises
+    OpenAI-style tool dicts, or a mapping name -> parameters schema.
+    ``allow_thought_only`` lets the turn end after the thought line, so a model may
+    decline every tool (the parser reads such a turn as prose; the shim then asks for
+    the answer). Raises
     ``GrammarError`` for an unknown dialect, a tool name the protocol cannot carry
     (or one the parser reads as "final answer"), or nothing to admit.
     """
@@ -621,7 +625,7 @@ def build_grammar(
     if not specs and not allow_final:
         raise GrammarError("no tools and no final answer: the grammar would admit nothing")
     b = _Builder(max_string_chars=max_string_chars, max_items=max_items, multiline=dialect != "paper")
-    turn = _TurnBuilder(dialect, specs, b, max_thought_chars, max_answer_chars).turn(allow_final)
+    turn = _TurnBuilder(dialect, specs, b, max_thought_chars, max_answer_chars).turn(allow_final, allow_thought_only)
     lines = [f"root ::= {turn}"]
     lines += [f"{name} ::= {body}" for name, body in b.rules.items()]
     return "\n".join(lines) + "\n"
@@ -936,3 +940,51 @@ def grammar_matches(gbnf: str, text: str) -> bool:
     """Whether the GBNF grammar's ``root`` rule matches all of ``text``."""
     rules = _compile(gbnf)
     return len(text) in _Matcher(rules, text).ends(_Ref("root"), 0)
+
+
+def _class_bytes(node: _Class) -> int:
+    """The longest UTF-8 encoding of a character the class admits."""
+    top = 0x10FFFF if node.negated else max((hi for _, hi in node.ranges), default=0)
+    return len(chr(min(top, 0x10FFFF)).encode("utf-8", "surrogatepass"))
+
+
+def max_bytes(gbnf: str) -> int | None:
+    """The most UTF-8 bytes any text the grammar admits can have; ``None`` if unbounded.
+
+    Why: a token is at least one byte, so this bounds the tokens a constrained turn
+    can take to finish. The loop lets a constrained turn run that long instead of
+    cutting it at ``max_turn_tokens``: a turn cut short is the one way a grammar-made
+    turn can still fail to parse. Recursion (e.g. an untyped JSON ``value``) and
+    unbounded repetition make the grammar unbounded.
+    """
+    rules = _compile(gbnf)
+    memo: dict[str, int | None] = {}
+    active: set[str] = set()
+
+    def size(node: Any) -> int | None:
+        if isinstance(node, _Lit):
+            return len(node.text.encode("utf-8", "surrogatepass"))
+        if isinstance(node, _Class):
+            return _class_bytes(node)
+        if isinstance(node, _Ref):
+            if node.name in active:
+                return None
+            if node.name not in memo:
+                active.add(node.name)
+                memo[node.name] = size(rules[node.name])
+                active.discard(node.name)
+            return memo[node.name]
+        if isinstance(node, _Alt):
+            sizes = [size(option) for option in node.options]
+            return None if None in sizes else max(sizes, default=0)
+        if isinstance(node, _Seq):
+            sizes = [size(item) for item in node.items]
+            return None if None in sizes else sum(sizes)
+        if isinstance(node, _Rep):
+            one = size(node.item)
+            if one is None or (node.high is None and one > 0):
+                return None
+            return one * (node.high or 0)
+        raise TypeError(f"unknown grammar node {node!r}")  # pragma: no cover
+
+    return size(_Ref("root"))

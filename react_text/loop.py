@@ -76,6 +76,8 @@ class Limits:
     timeout_s: float = 180.0
     tool_timeout_s: float = 10.0
     max_turn_tokens: int = 256
+    """Per model turn. A turn under a grammar (``constrain=True``) may run to the
+    grammar's own length bound instead, so it is never cut off half-written."""
     max_format_errors: int = 3
     max_tool_retries: int = 2
     max_observation_chars: int = 2000
@@ -473,8 +475,10 @@ class Agent:
             self.tools[t.name] = t
         self._tool_specs = {name: t.parameters for name, t in self.tools.items()}
         self.grammar: str | None = None
+        self._turn_tokens = self.limits.max_turn_tokens
         if constrain:
             self.grammar = _build_grammar(backend, template, list(self.tools.values()))
+            self._turn_tokens = max(self._turn_tokens, _grammar_tokens(self.grammar))
 
     # -- public ---------------------------------------------------------------
 
@@ -631,7 +635,7 @@ class Agent:
         else:
             events.emit("prompt", n=n, chars=len(prompt), delta=prompt[len(previous):])
         budget = max(1, self.limits.max_total_tokens - state.tokens)
-        max_tokens = min(self.limits.max_turn_tokens, budget)
+        max_tokens = min(self._turn_tokens, budget)
         t0 = self._clock()
         completion = self.backend.complete(
             prompt,
@@ -736,6 +740,13 @@ def _totals(records: Sequence[StepRecord], wall: float) -> Totals:
         engine_seconds=max(0.0, wall - model - tools),
         wall_seconds=wall,
     )
+
+
+def _grammar_tokens(grammar: str) -> int:
+    """Tokens a turn under ``grammar`` may need to finish (a token is at least a byte); 0 if unbounded."""
+    from .grammar import max_bytes
+
+    return max_bytes(grammar) or 0
 
 
 def _build_grammar(backend: Backend, template: Any, tools: list[Any]) -> str:

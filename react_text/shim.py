@@ -511,7 +511,8 @@ def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: B
     else:
         offered = list(tools)
     try:
-        return build_grammar(template.dialect, offered, allow_final=not forced)
+        # Unless a call is forced, the model may stop after its thought: that is how it declines.
+        return build_grammar(template.dialect, offered, allow_final=not forced, allow_thought_only=not forced)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
 
@@ -581,12 +582,12 @@ def tool_calls(
     for _attempt in range(max_retries + 1):
         prefix = tpl.turn_prefix(n)
         turn = prefix + complete(prompt, grammar)
-        step = parse(turn, schemas, prose=prose)
+        step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
         verdict = _judge(step, by_name, choice, example)
         kept = turn[len(prefix): max(step.end, len(prefix))]
         thought = step.thought
         if verdict.problem is None:
-            if "prose_as_final" in step.repairs and grammar is None:
+            if "prose_as_final" in step.repairs:
                 # By the protocol, unlabelled text after "Thought:" is a thought; small
                 # models often stop there ("I know this; no tool is needed."). Ask for
                 # the answer under its own label; keep the prose if nothing better comes.

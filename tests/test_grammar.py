@@ -9,6 +9,7 @@ every admitted turn back into the same tool and arguments.
 from __future__ import annotations
 
 import ctypes
+import json
 import keyword
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from react_text import parse
 from react_text.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.grammar import GrammarError, build_grammar, check_gbnf, grammar_matches
+from react_text.grammar import GrammarError, build_grammar, check_gbnf, grammar_matches, max_bytes
 
 # Private: the derivation fuzzer below walks the parsed rules.
 from react_text.grammar import _Alt, _Class, _compile, _Lit, _Ref, _Rep, _Seq  # noqa: E402
@@ -489,6 +490,21 @@ def test_final_answer_can_be_switched_off(dialect, llama):
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_turn_may_end_after_the_thought_only_when_allowed(dialect, llama):
+    """How a model declines every tool under a grammar (the shim's tool_choice "auto")."""
+    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    strict = build_grammar(dialect, tools)
+    lenient = build_grammar(dialect, tools, allow_thought_only=True)
+    assert llama.loads(lenient)
+    for ending in ("", "\n"):
+        assert grammar_matches(lenient, " No tool fits; I know the answer." + ending)
+        assert not grammar_matches(strict, " No tool fits; I know the answer." + ending)
+    for body in (format_final(dialect, "4", 1), format_action(dialect, "calc", {"expr": "2*2"}, 1)):
+        assert grammar_matches(lenient, turn(dialect, "ok", body, 1)[1])
+    assert_rejected(lenient, " No tool fits.\nObservation: 4", llama)
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_bounds_hold(dialect, llama):
     tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
     gbnf = build_grammar(dialect, tools, max_thought_chars=10, max_answer_chars=5, max_string_chars=4)
@@ -667,3 +683,24 @@ def test_generated_grammars_pass_the_checker():
         gbnf = build_grammar(dialect, tools)
         check_gbnf(gbnf)
         assert gbnf.startswith("root ::= ")
+
+
+def test_max_bytes_bounds_the_grammar_and_sees_unbounded_ones():
+    assert max_bytes('root ::= "ab" [a-z]{0,3} ( "x" | "yy" )?') == 2 + 3 + 2
+    assert max_bytes('root ::= "中" [^a]') == 3 + 4
+    assert max_bytes('root ::= "a" [a-z]*') is None
+    assert max_bytes('root ::= "(" root? ")"') is None
+    one_string = {"search": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+    bound = max_bytes(build_grammar("zh", one_string))
+    assert bound is not None and bound > 160 * 3  # the thought alone may be 160 three-byte characters
+    untyped = {"search": {"type": "object", "properties": {"o": {}}}}
+    assert max_bytes(build_grammar("json", untyped)) is None  # an untyped value may nest without end
+
+
+@given(st.text(alphabet="ab中", max_size=30))
+def test_every_admitted_text_fits_max_bytes(text):
+    gbnf = build_grammar("classic", {"search": {"type": "object", "properties": {"query": {"type": "string"}},
+                                                "required": ["query"]}})
+    turn = f" {text or 'x'}\nAction: search\nAction Input: {json.dumps({'query': text}, ensure_ascii=False)}"
+    assert grammar_matches(gbnf, turn)
+    assert len(turn.encode("utf-8")) <= max_bytes(gbnf)

@@ -556,6 +556,21 @@ def test_constrain_passes_grammar(tools, template):
     assert grammar and "root" in grammar and "multiply" in grammar
 
 
+def test_constrained_turn_may_run_to_the_grammar_bound(tools, template):
+    """A grammar-made turn cut at max_turn_tokens would be the one turn that fails to parse."""
+    from react_text.grammar import max_bytes
+
+    backend = ScriptedBackend([final("ok")], supports_grammar=True)
+    agent = Agent(backend, tools, template, limits=Limits(max_turn_tokens=64), constrain=True)
+    agent.run("q")
+    call = backend.calls[0]
+    assert call.max_tokens == max_bytes(call.grammar) > 64
+
+    plain = ScriptedBackend([final("ok")], supports_grammar=True)
+    Agent(plain, tools, template, limits=Limits(max_turn_tokens=64)).run("q")
+    assert plain.calls[0].max_tokens == 64
+
+
 # --- the scripted backend itself ------------------------------------------------------
 
 def test_scripted_backend_behaves_like_a_backend():

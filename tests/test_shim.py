@@ -243,6 +243,22 @@ def test_constrain_needs_a_grammar_backend() -> None:
     assert "get_weather" in backend.calls[0].grammar and "Final Answer" in backend.calls[0].grammar
 
 
+def test_under_a_grammar_the_model_may_still_decline_every_tool() -> None:
+    """tool_choice auto + constrain: the grammar lets the turn end after the thought; the shim then
+    asks for the answer without the grammar, and the reply is plain content, not a forced call."""
+    from react_text.grammar import grammar_matches
+
+    backend = ScriptedBackend([" No tool fits; I know this.", " Paris"], supports_grammar=True)
+    out = tool_calls(_user("Capital of France?"), TOOLS, backend=backend, constrain=True)
+    assert out["finish_reason"] == "stop" and out["message"]["content"] == "Paris"
+    first, follow_up = backend.calls
+    assert grammar_matches(first.grammar, " No tool fits; I know this.")
+    assert follow_up.grammar is None and follow_up.prompt.endswith("Final Answer:")
+    forced = ScriptedBackend([' x\nAction: get_weather\nAction Input: {"city": "Oslo"}'], supports_grammar=True)
+    tool_calls(_user("Weather?"), TOOLS, backend=forced, tool_choice="required")
+    assert not grammar_matches(forced.calls[0].grammar, " No tool fits; I know this.")
+
+
 def test_a_tool_the_grammar_cannot_carry_is_a_request_error() -> None:
     final_tool = {"type": "function", "function": {"name": "final_answer", "parameters": {
         "type": "object", "properties": {"answer": {"type": "string"}}}}}
