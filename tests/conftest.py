@@ -54,3 +54,13 @@ def qwen_backend(qwen_path: Path) -> Iterator["LlamaCppBackend"]:  # noqa: F821
     backend = LlamaCppBackend(qwen_path, n_ctx=4096)
     yield backend
     backend.close()
+
+
+_MODEL_FIXTURES = {"smollm2_path", "smol_backend", "qwen_path", "qwen_backend"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that asks for a real model as ``model``, so ``-m "not model"`` never loads one."""
+    for item in items:
+        if _MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.model)
