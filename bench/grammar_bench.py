@@ -12,6 +12,10 @@ prompt once, then decode the model's turn greedily three ways in one harness:
   CLI samples this way). For greedy decoding the result is identical to ``full``,
   which the bench verifies token for token.
 
+Then the same turns go through ``LlamaCppBackend.complete`` itself, without and
+with the grammar (``backend`` columns, decode time from llama.cpp's own timer),
+to show that the shipped path pays what ``check`` pays and writes what it writes.
+
 Prints decode tokens/s (prompt processing is not timed), the slowdown against
 ``free``, how many turns parse without a format error, and the share of tokens
 where ``check`` had to fall back to the full filter. Timings are wall-clock on a
@@ -141,8 +145,11 @@ def main() -> int:
     parser.add_argument("--dialects", default=",".join(sorted(DIALECTS)))
     args = parser.parse_args()
 
+    from react_text.backends.llama_cpp import LlamaCppBackend
+
     path = resolve_model(args.model)
     harness = Harness(str(path), args.threads)
+    backend = LlamaCppBackend(path, n_threads=args.threads)
     tools = default_tools()
     names = [t.name for t in tools]
     print(f"model {path.name}, n_threads={args.threads}, max_tokens={args.max_tokens}, greedy, "
@@ -150,6 +157,7 @@ def main() -> int:
     print(f"{'dialect':8} {'gbnf':>6} {'free tok/s':>10} {'full tok/s':>10} {'check tok/s':>11} "
           f"{'full cost':>9} {'check cost':>10} {'fallback':>8} {'parsed free/full/check':>22}")
     totals = {m: [0, 0.0] for m in MODES}
+    shipped = {"plain": [0, 0.0], "grammar": [0, 0.0]}
     mismatches = 0
     for dialect in args.dialects.split(","):
         template = load_template(dialect)
@@ -166,6 +174,15 @@ def main() -> int:
                 seconds[mode] += run.seconds
                 parsed[mode] += parse(template.turn_prefix(1) + run.text, names).error is None
             fallbacks += runs["check"].fallbacks
+            prompt = harness.wrap(template.render(question, tools))
+            for label, grammar in (("plain", None), ("grammar", gbnf)):
+                backend.complete("reset", max_tokens=1)  # evaluate the whole prompt, as the harness does
+                done = backend.complete(prompt, stop=template.stop, max_tokens=args.max_tokens, grammar=grammar)
+                shipped[label][0] += done.completion_tokens
+                shipped[label][1] += done.extra["eval_ms"] / 1000
+                if grammar is not None and done.text != runs["check"].text:
+                    mismatches += 1
+                    print(f"  MISMATCH {dialect}: backend {done.text!r} vs check {runs['check'].text!r}")
             if runs["check"].tokens != runs["full"].tokens:
                 mismatches += 1
                 print(f"  MISMATCH {dialect}: full {runs['full'].text!r} vs check {runs['check'].text!r}")
@@ -182,6 +199,9 @@ def main() -> int:
     rate = {m: totals[m][0] / totals[m][1] for m in MODES}
     print(f"{'all':8} {'':>6} {rate['free']:>10.1f} {rate['full']:>10.1f} {rate['check']:>11.1f} "
           f"{rate['free'] / rate['full']:>8.2f}x {rate['free'] / rate['check']:>9.2f}x")
+    plain, bound = (shipped[k][0] / shipped[k][1] for k in ("plain", "grammar"))
+    print(f"LlamaCppBackend.complete: {plain:.1f} tok/s without the grammar, {bound:.1f} with it "
+          f"({plain / bound:.2f}x cost)")
     if mismatches:
         print(f"{mismatches} turn(s) differ between full and check decoding")
         return 1

@@ -400,6 +400,7 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     """Write report.md, summary.json, chart.svg and report.html; return their paths."""
     summaries = metrics.summarize(records)
     disagreements = metrics.disagreements(records)
+    effects = metrics.grammar_effects(summaries, records)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "markdown": out_dir / "report.md",
@@ -409,12 +410,14 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     }
     paths["chart"].write_text(report.svg_chart(summaries), encoding="utf-8")
     paths["markdown"].write_text(
-        report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg"),
+        report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg",
+                        effects=effects),
         encoding="utf-8",
     )
-    paths["json"].write_text(report.summary_json(summaries, disagreements), encoding="utf-8")
-    paths["html"].write_text(report.html_page(summaries, disagreements, title=title, command=command),
-                             encoding="utf-8")
+    paths["json"].write_text(report.summary_json(summaries, disagreements, effects), encoding="utf-8")
+    paths["html"].write_text(
+        report.html_page(summaries, disagreements, title=title, command=command, effects=effects), encoding="utf-8"
+    )
     return paths
 
 

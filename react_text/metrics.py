@@ -146,6 +146,40 @@ def disagreements(records: Iterable[Mapping]) -> list[Disagreement]:
     return sorted(found, key=lambda d: (d.model, d.task_id))
 
 
+@dataclass(frozen=True)
+class GrammarEffect:
+    """One model × template run both without and with ``--constrain``, on the same tasks."""
+
+    plain: CellSummary
+    constrained: CellSummary
+    only_constrained: int
+    """Tasks solved with the grammar and not without it."""
+    only_plain: int
+    """Tasks solved without the grammar and not with it."""
+
+
+def grammar_effects(summaries: Sequence[CellSummary], records: Iterable[Mapping]) -> list[GrammarEffect]:
+    """Pair each cell with its constrained twin; the paired counts say which tasks the grammar won or lost."""
+    solved: dict[tuple[str, str, bool], dict[str, bool]] = defaultdict(dict)
+    for r in records:
+        solved[cell_key(r)][str(r["task_id"])] = bool(r.get("correct"))
+    cells = {(s.model, s.template, s.constrain): s for s in summaries}
+    effects = []
+    for (model, template, constrain), plain in cells.items():
+        twin = cells.get((model, template, True))
+        if constrain or twin is None:
+            continue
+        off, on = solved[(model, template, False)], solved[(model, template, True)]
+        shared = off.keys() & on.keys()
+        effects.append(GrammarEffect(
+            plain=plain,
+            constrained=twin,
+            only_constrained=sum(1 for t in shared if on[t] and not off[t]),
+            only_plain=sum(1 for t in shared if off[t] and not on[t]),
+        ))
+    return effects
+
+
 def best_per_model(summaries: Sequence[CellSummary]) -> dict[str, CellSummary]:
     """The winning cell for each model: highest success, then fewer format errors."""
     best: dict[str, CellSummary] = {}

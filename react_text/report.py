@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict
 from typing import Mapping, Sequence
 
-from .metrics import CellSummary, Disagreement, best_per_model
+from .metrics import CellSummary, Disagreement, GrammarEffect, best_per_model
 
 _STATUS_ORDER = ("answered", "gave_up", "max_steps", "max_tokens", "timeout", "no_progress",
                  "format_errors", "tool_failures", "backend_error", "interrupted", "crashed")
@@ -52,6 +52,36 @@ def terminal_table(summaries: Sequence[CellSummary]) -> str:
     return "\n".join(lines)
 
 
+_EFFECT_HEADER = ["model", "template", "solved", "format err", "bad tool", "solved only with / only without",
+                  "tok out"]
+_EFFECT_NOTE = ("Each row is the same tasks without → with the grammar. *solved only with / only without* counts "
+                "the tasks whose outcome the grammar changed, in each direction.")
+
+
+def _effect_row(e: GrammarEffect) -> list[str]:
+    a, b = e.plain, e.constrained
+    return [
+        a.model,
+        a.template,
+        f"{a.solved} → {b.solved} of {a.tasks}",
+        f"{_pct(a.format_error_rate)} → {_pct(b.format_error_rate)}",
+        f"{_pct(a.invalid_tool_rate)} → {_pct(b.invalid_tool_rate)}",
+        f"{e.only_constrained} / {e.only_plain}",
+        f"{a.completion_tokens} → {b.completion_tokens}",
+    ]
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            + ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows])
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def markdown(
     summaries: Sequence[CellSummary],
     disagreements: Sequence[Disagreement],
@@ -59,14 +89,14 @@ def markdown(
     title: str = "react-text compare",
     command: str | None = None,
     chart_file: str | None = None,
+    effects: Sequence[GrammarEffect] = (),
 ) -> str:
     out = [f"# {title}", ""]
     if command:
         out += ["Made with:", "", "```sh", command, "```", ""]
     if chart_file:
         out += [f"![success rate by template and model]({chart_file})", ""]
-    out += ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in _row(s)) + " |" for s in summaries]
+    out += _md_table(_HEADER, [_row(s) for s in summaries])
     out += ["", "*success*: answer matched the task's rule; 95% Wilson interval. *format err*: model turns that "
             "did not parse. *bad tool*: tool calls naming an unknown tool or invalid arguments. *tok in/out*: "
             "prompt tokens llama.cpp evaluated / tokens generated.", ""]
@@ -84,6 +114,9 @@ def markdown(
                     margin += " — within the confidence intervals, so not a clear win"
             out.append(f"- **{model}**: `{s.template}` solves {s.solved}/{s.tasks} ({_pct(s.success_rate)}){margin}.")
         out.append("")
+    if effects:
+        out += ["## What the grammar buys (`--constrain`)", ""]
+        out += _md_table(_EFFECT_HEADER, [_effect_row(e) for e in effects]) + ["", _EFFECT_NOTE, ""]
     categories = sorted({c for s in summaries for c in s.by_category})
     if categories:
         out += ["## Success by category", "", "| model | template | " + " | ".join(categories) + " |",
@@ -104,7 +137,8 @@ def markdown(
     return "\n".join(out)
 
 
-def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disagreement]) -> str:
+def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disagreement],
+                 effects: Sequence[GrammarEffect] = ()) -> str:
     cells = []
     for s in summaries:
         item = asdict(s)
@@ -115,7 +149,19 @@ def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disag
         )
         cells.append(item)
     return json.dumps(
-        {"cells": cells, "disagreements": [asdict(d) for d in disagreements]},
+        {
+            "cells": cells,
+            "disagreements": [asdict(d) for d in disagreements],
+            "grammar_effects": [
+                {"model": e.plain.model, "template": e.plain.template, "tasks": e.plain.tasks,
+                 "solved": [e.plain.solved, e.constrained.solved],
+                 "format_error_rate": [e.plain.format_error_rate, e.constrained.format_error_rate],
+                 "invalid_tool_rate": [e.plain.invalid_tool_rate, e.constrained.invalid_tool_rate],
+                 "completion_tokens": [e.plain.completion_tokens, e.constrained.completion_tokens],
+                 "only_constrained": e.only_constrained, "only_plain": e.only_plain}
+                for e in effects
+            ],
+        },
         ensure_ascii=False,
         indent=2,
     )
@@ -173,26 +219,22 @@ def svg_chart(summaries: Sequence[CellSummary]) -> str:
 
 
 def html_page(summaries: Sequence[CellSummary], disagreements: Sequence[Disagreement], *, title: str,
-              command: str | None = None) -> str:
-    """One self-contained page: the chart inline, the table, the disagreements."""
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _row(s)) + "</tr>" for s in summaries
-    )
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in _HEADER)
-    dis = "".join(
-        f"<tr><td>{html.escape(d.model)}</td><td>{html.escape(d.task_id)}</td>"
-        f"<td>{html.escape(', '.join(d.solved_by))}</td><td>{html.escape(', '.join(d.failed_by))}</td></tr>"
-        for d in disagreements
-    )
+              command: str | None = None, effects: Sequence[GrammarEffect] = ()) -> str:
+    """One self-contained page: the chart inline, the table, the grammar's effect, the disagreements."""
+    table = _html_table(_HEADER, [_row(s) for s in summaries])
+    dis = _html_table(["model", "task", "solved by", "failed by"],
+                      [[d.model, d.task_id, ", ".join(d.solved_by), ", ".join(d.failed_by)] for d in disagreements])
+    grammar = ""
+    if effects:
+        grammar = (f"<h2>What the grammar buys (--constrain)</h2>"
+                   f"{_html_table(_EFFECT_HEADER, [_effect_row(e) for e in effects])}"
+                   f"<p>{html.escape(_EFFECT_NOTE.replace('*', ''))}</p>")
     cmd = f"<pre>{html.escape(command)}</pre>" if command else ""
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>body{{font-family:sans-serif;margin:2em}}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
         "</style></head><body>"
-        f"<h1>{html.escape(title)}</h1>{cmd}{svg_chart(summaries)}"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        f"<h2>Tasks where templates disagree ({len(disagreements)})</h2>"
-        "<table><thead><tr><th>model</th><th>task</th><th>solved by</th><th>failed by</th></tr></thead>"
-        f"<tbody>{dis}</tbody></table></body></html>"
+        f"<h1>{html.escape(title)}</h1>{cmd}{svg_chart(summaries)}{table}{grammar}"
+        f"<h2>Tasks where templates disagree ({len(disagreements)})</h2>{dis}</body></html>"
     )

@@ -92,3 +92,26 @@ def test_report_renders_every_format():
     assert svg.startswith("<svg") and svg.count("<rect") >= 4
     page = report.html_page(summaries, dis, title="t <x>")
     assert "t &lt;x&gt;" in page and "<svg" in page
+
+
+def test_grammar_effects_pair_each_cell_with_its_constrained_twin():
+    records = [
+        rec(task="a", correct=False, format_errors=2, turns=4), rec(task="b", correct=True), rec(task="c", correct=True),
+        rec(task="a", constrain=True, correct=True), rec(task="b", constrain=True, correct=True),
+        rec(task="c", constrain=True, correct=False),
+        rec(template="json", task="a"),  # no constrained twin: no row
+    ]
+    summaries = metrics.summarize(records)
+    effects = metrics.grammar_effects(summaries, records)
+    assert len(effects) == 1
+    e = effects[0]
+    assert (e.plain.template, e.plain.constrain, e.constrained.constrain) == ("classic", False, True)
+    assert (e.plain.solved, e.constrained.solved) == (2, 2)
+    assert (e.only_constrained, e.only_plain) == (1, 1)
+    md = report.markdown(summaries, [], effects=effects)
+    assert "## What the grammar buys" in md
+    assert "| m | classic | 2 → 2 of 3 | 25% → 0% | 0% → 0% | 1 / 1 | 90 → 90 |" in md
+    parsed = json.loads(report.summary_json(summaries, [], effects))
+    assert parsed["grammar_effects"][0]["solved"] == [2, 2]
+    assert "What the grammar buys" in report.html_page(summaries, [], title="t", effects=effects)
+    assert "What the grammar buys" not in report.markdown(summaries, [])
