@@ -106,3 +106,24 @@ def test_gate_picks_what_full_filtering_picks(dialect, tools, smol_backend):
         reference.append(token)
     assert list(smol_backend.last_tokens[gated.prompt_tokens:]) == reference
     smol_backend.complete("reset", max_tokens=1)  # the reference run bypassed the backend's token ledger
+
+
+def test_gate_never_offers_a_control_token(smol_backend):
+    """llama.cpp's grammar reads <|im_start|> as its text, which a free-text rule admits;
+    the gate rules control tokens out, so a thought cannot open a new chat turn."""
+    import numpy as np
+
+    from react_text.backends.grammar_gate import GrammarGate
+
+    llm, lib = smol_backend._llm, smol_backend._lib
+    controls = smol_backend._control_tokens()
+    assert smol_backend._piece(int(controls[0])) == b"<|im_start|>"
+    logits = np.zeros(llm.n_vocab(), dtype=np.single)
+    logits[controls[0]] = 10.0  # the model's favourite is <|im_start|>
+    args = (lib, smol_backend._vocab, llm.n_vocab(), "root ::= [^\\n]{1,40}")
+    with GrammarGate(*args, width=1, eog=llm.token_eos()) as unguarded:
+        assert int(np.argmax(unguarded(None, logits.copy()))) == controls[0]  # the grammar alone lets it in
+    with GrammarGate(*args, width=1, eog=llm.token_eos(), banned=controls) as gate:
+        out = gate(None, logits.copy())
+    assert not np.isfinite(out[controls]).any()
+    assert np.isfinite(out[int(np.argmax(out))])

@@ -11,6 +11,8 @@ greedy decoding the chosen token is exactly the one full filtering would choose.
 
 The gate is a llama-cpp-python logits processor; the backend calls ``accept``
 with every token it keeps, so the grammar's parse state follows the output.
+``banned`` tokens (the model's control tokens) are never offered: llama.cpp's
+grammar would read ``<|im_start|>`` as plain text and let it into a thought.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ class _Candidates:
 class GrammarGate:
     """One constrained completion's grammar state; call it as a logits processor."""
 
-    def __init__(self, lib: Any, vocab: Any, n_vocab: int, gbnf: str, *, width: int, eog: int) -> None:
+    def __init__(self, lib: Any, vocab: Any, n_vocab: int, gbnf: str, *, width: int, eog: int,
+                 banned: np.ndarray | None = None) -> None:
         self._lib = lib
         self._sampler = lib.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
         if not self._sampler:
@@ -53,12 +56,16 @@ class GrammarGate:
         self._all: _Candidates | None = None  # allocated on the first fallback only
         self._n_vocab = n_vocab
         self._eog = eog
+        self._banned = banned if banned is not None and banned.size else None
         self.checked = 0
         self.fallbacks = 0
 
     def __call__(self, _input_ids: Any, logits: np.ndarray) -> np.ndarray:
         self.checked += 1
         logits = np.asarray(logits, dtype=np.single)
+        if self._banned is not None:
+            logits = logits.copy()
+            logits[self._banned] = -np.inf
         if self._width == 1:
             top = np.array([int(np.argmax(logits))], dtype=np.intc)
         else:

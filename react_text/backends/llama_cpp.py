@@ -199,6 +199,7 @@ class LlamaCppBackend:
         self._add_bos = bool(self._llm._model.add_bos_token()) and self._bos >= 0
         self._pieces: dict[int, bytes] = {}
         self._grammars: dict[str, bool] = {}
+        self._controls: Any = None  # ids of control tokens (<|im_start|>, ...), found on first grammar use
         self._ledger = TokenLedger()
         self._lock = threading.Lock()
 
@@ -333,6 +334,20 @@ class LlamaCppBackend:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def _control_tokens(self) -> Any:
+        """Control tokens that do not end generation. llama.cpp's grammar reads them as their
+        text ("<|im_start|>"), which a free-text rule admits, so the gate must rule them out."""
+        if self._controls is None:
+            import numpy as np
+
+            vocab, lib = self._vocab, self._lib
+            self._controls = np.array(
+                [t for t in range(self._llm.n_vocab())
+                 if lib.llama_vocab_is_control(vocab, t) and not lib.llama_vocab_is_eog(vocab, t)],
+                dtype=np.intc,
+            )
+        return self._controls
+
     def _piece(self, token: int) -> bytes:
         """The bytes one token stands for (special tokens as their text, as tokenize(special=True) reads them)."""
         piece = self._pieces.get(token)
@@ -421,7 +436,8 @@ class LlamaCppBackend:
             from .grammar_gate import GrammarGate  # numpy comes with llama-cpp-python
 
             width = 1 if temperature == 0 else _TOP_K
-            gate = GrammarGate(lib, self._vocab, llm.n_vocab(), grammar, width=width, eog=llm.token_eos())
+            gate = GrammarGate(lib, self._vocab, llm.n_vocab(), grammar, width=width, eog=llm.token_eos(),
+                               banned=self._control_tokens())
         generator = llm.generate(
             tokens, temp=temperature, top_k=_TOP_K, top_p=0.95, min_p=0.05, repeat_penalty=1.0,
             logits_processor=[gate] if gate is not None else None,
@@ -438,8 +454,8 @@ class LlamaCppBackend:
                     model_seconds += time.perf_counter() - tick
                 if evaluated is None:
                     evaluated = self._evaluated["n"] - before
-                if lib.llama_vocab_is_eog(self._vocab, token):
-                    finish = "stop"
+                if lib.llama_vocab_is_eog(self._vocab, token) or lib.llama_vocab_is_control(self._vocab, token):
+                    finish = "stop"  # a control token (<|im_start|>) opens another chat turn: this one is over
                     break
                 sampled.append(token)
                 if gate is not None:
