@@ -573,8 +573,27 @@ class _TurnBuilder:
         text = b.rule("answer-string", f'"\\"" {first} {_rep("char", 0, self.max_answer - 1)} "\\""'.replace("  ", " "))
         return b.rule("final", f'{_lit(json.dumps(_FINAL_TOOL))} {ws} "," {ws} "\\"action_input\\"" {ws} ":" {ws} {text}')
 
-    def turn(self, allow_final: bool, allow_thought_only: bool = False) -> str:
+    def unoffered(self) -> str:
+        """An action naming a tool that is not offered, with free-form arguments."""
+        d, b = self.dialect, self.b
+        name = b.rule("other-name", "[A-Za-z_] [A-Za-z0-9_]{0,31}")
+        if d in ("classic", "zh"):
+            label = "\\nAction Input: " if d == "classic" else "\\n行动输入："
+            body = f'{name} "{label}" {b.value({"type": "object"}, "other-args")}'
+        elif d == "json":
+            ws = b.ws()
+            body = (f'"\\"" {name} "\\"" {ws} "," {ws} "\\"action_input\\"" {ws} ":" {ws} '
+                    f'{b.value({"type": "object"}, "other-args")}')
+        elif d == "call":
+            body = f'{name} "(" [^()\\n]{{0,{b.max_string_chars}}} ")"'
+        else:
+            body = f'{name} "[" [^\\[\\]\\n]{{0,{b.max_string_chars}}} "]"'
+        return b.rule("action-other", body)
+
+    def turn(self, allow_final: bool, allow_thought_only: bool = False, allow_unoffered: bool = False) -> str:
         actions = [self.action(spec) for spec in self.specs]
+        if allow_unoffered:
+            actions.append(self.unoffered())
         d = self.dialect
         if d in ("classic", "zh", "call"):
             label = {"classic": "\\nAction: ", "zh": "\\n行动：", "call": "\\nAct: "}[d]
@@ -599,6 +618,7 @@ def build_grammar(
     *,
     allow_final: bool = True,
     allow_thought_only: bool = False,
+    allow_unoffered: bool = False,
     max_thought_chars: int = DEFAULT_MAX_THOUGHT_CHARS,
     max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
@@ -610,7 +630,9 @@ def build_grammar(
     OpenAI-style tool dicts, or a mapping name -> parameters schema.
     ``allow_thought_only`` lets the turn end after the thought line, so a model may
     decline every tool (the parser reads such a turn as prose; the shim then asks for
-    the answer). Raises
+    the answer). ``allow_unoffered`` admits an action naming a tool that is not
+    offered (free-form arguments): a model reaching for a tool it lacks can show it
+    instead of being steered into an offered one that does not fit. Raises
     ``GrammarError`` for an unknown dialect, a tool name the protocol cannot carry
     (or one the parser reads as "final answer"), or nothing to admit.
     """
@@ -625,7 +647,8 @@ def build_grammar(
     if not specs and not allow_final:
         raise GrammarError("no tools and no final answer: the grammar would admit nothing")
     b = _Builder(max_string_chars=max_string_chars, max_items=max_items, multiline=dialect != "paper")
-    turn = _TurnBuilder(dialect, specs, b, max_thought_chars, max_answer_chars).turn(allow_final, allow_thought_only)
+    builder = _TurnBuilder(dialect, specs, b, max_thought_chars, max_answer_chars)
+    turn = builder.turn(allow_final, allow_thought_only, allow_unoffered)
     lines = [f"root ::= {turn}"]
     lines += [f"{name} ::= {body}" for name, body in b.rules.items()]
     return "\n".join(lines) + "\n"

@@ -487,13 +487,31 @@ def _final_label(template: Any, n: int) -> str:
     return format_final(template.dialect, mark, n).split(mark)[0].rstrip(" ")
 
 
+def _reaches_elsewhere(turn: str, schemas: Mapping[str, Any], template: Any, copied: frozenset[str]) -> str | None:
+    """The turn's thought, when its action names a tool that is not offered, is not a
+    near miss of one that is (``get_wether``, ``weather``) and is not one the few-shot
+    examples use (``copied``: a model copying the examples' ``calculator`` should be
+    told to use the offered tools, not be taken to decline); otherwise None."""
+    import difflib
+
+    step = parse(turn, None, dialect=template.dialect, lang=getattr(template, "language", None))
+    if not step.actions or any(a.tool in schemas for a in step.actions) or step.actions[0].tool in copied:
+        return None
+    name = step.actions[0].tool.casefold()
+    names = {n.casefold() for n in schemas}
+    if difflib.get_close_matches(name, list(names), n=1, cutoff=0.6) or any(name in n or n in name for n in names):
+        return None
+    return f" {step.thought}" if step.thought else ""
+
+
 def _call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:
     """Deterministic and unique within a conversation: turn position + index + content."""
     seed = f"{len(messages)}|{index}|{name}|{arguments}"
     return "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
 
 
-def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool) -> str | None:
+def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool,
+             *, unoffered: bool = True) -> str | None:
     """GBNF for the turn, when asked for (``constrain``) or when a call is forced."""
     forced = choice.mode in ("required", "named")
     if not (constrain or forced):
@@ -511,8 +529,10 @@ def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: B
     else:
         offered = list(tools)
     try:
-        # Unless a call is forced, the model may stop after its thought: that is how it declines.
-        return build_grammar(template.dialect, offered, allow_final=not forced, allow_thought_only=not forced)
+        # Unless a call is forced, the model may stop after its thought or (``unoffered``)
+        # reach for a tool it was not offered: that is how it declines (see _reaches_elsewhere).
+        return build_grammar(template.dialect, offered, allow_final=not forced, allow_thought_only=not forced,
+                             allow_unoffered=unoffered and not forced)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
 
@@ -558,8 +578,12 @@ def tool_calls(
     by_name = {t.name: t for t in offered}
     schemas = {t.name: t.parameters for t in offered}
     grammar = _grammar(tpl, offered, choice, backend, constrain)
+    # A retry follows a turn that was no decline; under a grammar it may only use what is offered.
+    strict = _grammar(tpl, offered, choice, backend, constrain, unoffered=False)
     example = _example_call(tpl, offered, choice)
     prose = "error" if choice.mode in ("required", "named") else "final"
+    shown, _ = tpl.shown_episodes(frozenset(by_name), examples)
+    copied = frozenset(step.tool for episode in shown for step in episode.steps) - frozenset(by_name)
 
     rendered = tpl.render(conversation.question, offered, examples)
     if conversation.instructions:
@@ -581,22 +605,27 @@ def tool_calls(
     thought: str | None = None
     for _attempt in range(max_retries + 1):
         prefix = tpl.turn_prefix(n)
-        turn = prefix + complete(prompt, grammar)
+        turn = prefix + complete(prompt, strict if errors else grammar)
         step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
         verdict = _judge(step, by_name, choice, example)
         kept = turn[len(prefix): max(step.end, len(prefix))]
         thought = step.thought
-        if verdict.problem is None:
-            if "prose_as_final" in step.repairs:
-                # By the protocol, unlabelled text after "Thought:" is a thought; small
-                # models often stop there ("I know this; no tool is needed."). Ask for
-                # the answer under its own label; keep the prose if nothing better comes.
-                label = _final_label(tpl, n)
-                after = turn[: max(step.end, len(prefix))].rstrip() + "\n" + label
-                answer = parse(after + complete(prompt + kept.rstrip() + "\n" + label, None), schemas).final_answer
-                thought = kept.strip() or None
-                if answer and answer.strip():
-                    verdict = _Verdict(answer=answer.strip())
+        elsewhere = _reaches_elsewhere(turn, schemas, tpl, copied) if choice.mode == "auto" else None
+        if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs):
+            # Two ways a model declines without saying "Final Answer": it stops after its
+            # thought ("I know this; no tool is needed."), or it reaches for a tool it was not
+            # offered and no offered tool is like it (steering it onto one gives a wrong call).
+            # Either way, ask for the answer under its own label after the thought.
+            said = (elsewhere if elsewhere is not None else kept).rstrip()
+            label = _final_label(tpl, n)
+            answer = parse(prefix + said + "\n" + label + complete(prompt + said + "\n" + label, None),
+                           schemas).final_answer
+            if answer and answer.strip():
+                thought = said.strip() or None
+                verdict = _Verdict(answer=answer.strip())
+            if verdict.problem is None or elsewhere is None:
+                break
+        elif verdict.problem is None:
             break
         errors.append(verdict.code or "format")
         prompt += kept + tpl.observation(verdict.problem, n)

@@ -177,6 +177,12 @@ class Template:
         body = format_observation(self.dialect, text.rstrip(), n)
         return f"\n{body}\n{self.turn_prefix(n + 1)}"
 
+    def shown_episodes(self, tool_names: frozenset[str], examples: ExamplesLike = None) -> tuple[tuple[Episode, ...], bool]:
+        """The few-shot episodes ``render`` shows for these tools, and whether they use other tools."""
+        if examples is None:
+            return select_episodes(self.episodes, tool_names)
+        return tuple(_coerce_episodes(examples, "<examples argument>")), False
+
     def render(
         self,
         question: str,
@@ -195,11 +201,7 @@ class Template:
         if not isinstance(question, str):
             raise TypeError(f"question must be str, not {type(question).__name__}")
         specs = describe_tools(tools)
-        names = frozenset(spec.name for spec in specs)
-        if examples is None:
-            shown, other_tools = select_episodes(self.episodes, names)
-        else:
-            shown, other_tools = tuple(_coerce_episodes(examples, "<examples argument>")), False
+        shown, other_tools = self.shown_episodes(frozenset(spec.name for spec in specs), examples)
         context = {
             "question": question.strip(),
             "tools": specs,

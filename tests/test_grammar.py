@@ -704,3 +704,17 @@ def test_every_admitted_text_fits_max_bytes(text):
     turn = f" {text or 'x'}\nAction: search\nAction Input: {json.dumps({'query': text}, ensure_ascii=False)}"
     assert grammar_matches(gbnf, turn)
     assert len(turn.encode("utf-8")) <= max_bytes(gbnf)
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_a_tool_not_offered_is_admitted_only_when_allowed(dialect, llama):
+    """So the shim can see a model reach for a tool it lacks, instead of steering it onto calc."""
+    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    strict = build_grammar(dialect, tools)
+    lenient = build_grammar(dialect, tools, allow_unoffered=True)
+    assert llama.loads(lenient)
+    prefix, elsewhere = turn(dialect, "I should look it up", format_action(dialect, "web_search", {"query": "who"}, 1), 1)
+    assert_admitted(lenient, elsewhere, llama)
+    assert_rejected(strict, elsewhere, llama)
+    assert parse(prefix + elsewhere, None, dialect=dialect).actions[0].tool == "web_search"
+    assert_admitted(lenient, turn(dialect, "ok", format_action(dialect, "calc", {"expr": "2*2"}, 1), 1)[1], llama)

@@ -198,14 +198,27 @@ def test_format_error_is_retried_with_the_error_as_observation() -> None:
 
 
 def test_retries_are_bounded_then_a_plain_message_explains() -> None:
-    bad = " Hmm.\nAction: teleport\nAction Input: {\"to\": \"Mars\"}"
+    bad = " Hmm.\nAction: get_wether\nAction Input: {\"to\": \"Mars\"}"  # a near miss: worth a retry
     backend = ScriptedBackend([bad] * 5)
     out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, max_retries=2)
     assert len(backend.calls) == 3
     assert out["finish_reason"] == "stop"
     assert "tool_calls" not in out["message"]
-    assert "teleport" in out["message"]["content"]
+    assert "get_wether" in out["message"]["content"]
     assert len(out["format_errors"]) == 3
+
+
+def test_reaching_for_a_tool_not_offered_is_a_decline() -> None:
+    """'Action: web_lookup' with only get_weather offered: ask for the model's own answer, not a retry
+    that would steer it onto get_weather."""
+    backend = ScriptedBackend([
+        ' I need to look up who wrote it.\nAction: web_lookup\nAction Input: {"query": "Pride and Prejudice"}',
+        " Jane Austen",
+    ])
+    out = tool_calls(_user("Who wrote Pride and Prejudice?"), TOOLS, backend=backend)
+    assert out["message"] == {"role": "assistant", "content": "Jane Austen"}
+    assert out["finish_reason"] == "stop" and out["format_errors"] == []
+    assert backend.prompts[1].endswith("Thought: I need to look up who wrote it.\nFinal Answer:")
 
 
 def test_tool_choice_none_refuses_calls() -> None:
