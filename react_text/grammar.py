@@ -527,16 +527,19 @@ class _TurnBuilder:
         body = self.b.fields({"properties": props, "required": required}, hint, member, '", "')
         return body
 
+    def object_action(self, name: str, quoted_name: str, args: str) -> str:
+        """classic, zh, json: a tool name, then its JSON-object input, in the dialect's syntax."""
+        if self.dialect == "classic":
+            return f'{name} "\\nAction Input: " {args}'
+        if self.dialect == "zh":
+            return f'{name} "\\n行动输入：" {args}'
+        ws = self.b.ws()
+        return f'{quoted_name} {ws} "," {ws} "\\"action_input\\"" {ws} ":" {ws} {args}'
+
     def action(self, spec: _ToolSpec) -> str:
         name, d, b = spec.name, self.dialect, self.b
-        if d == "classic":
-            body = f'{_lit(name)} "\\nAction Input: " {self.args(spec)}'
-        elif d == "zh":
-            body = f'{_lit(name)} "\\n行动输入：" {self.args(spec)}'
-        elif d == "json":
-            ws = b.ws()
-            body = (f'{_lit(json.dumps(name, ensure_ascii=False))} {ws} "," {ws} '
-                    f'"\\"action_input\\"" {ws} ":" {ws} {self.args(spec)}')
+        if d in ("classic", "zh", "json"):
+            body = self.object_action(_lit(name), _lit(json.dumps(name, ensure_ascii=False)), self.args(spec))
         elif d == "call":
             keywords, positional = self.kwargs(spec), self.positional(spec)
             if keywords and positional:
@@ -577,13 +580,8 @@ class _TurnBuilder:
         """An action naming a tool that is not offered, with free-form arguments."""
         d, b = self.dialect, self.b
         name = b.rule("other-name", "[A-Za-z_] [A-Za-z0-9_]{0,31}")
-        if d in ("classic", "zh"):
-            label = "\\nAction Input: " if d == "classic" else "\\n行动输入："
-            body = f'{name} "{label}" {b.value({"type": "object"}, "other-args")}'
-        elif d == "json":
-            ws = b.ws()
-            body = (f'"\\"" {name} "\\"" {ws} "," {ws} "\\"action_input\\"" {ws} ":" {ws} '
-                    f'{b.value({"type": "object"}, "other-args")}')
+        if d in ("classic", "zh", "json"):
+            body = self.object_action(name, f'"\\"" {name} "\\""', b.value({"type": "object"}, "other-args"))
         elif d == "call":
             body = f'{name} "(" [^()\\n]{{0,{b.max_string_chars}}} ")"'
         else:

@@ -468,10 +468,13 @@ def test_malformed_turns_are_rejected(dialect, case, data, llama):
     assert_rejected(gbnf, two_lines, llama)
 
 
+CALC = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+
+
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_json_blob_or_brackets_in_thought_are_rejected(dialect, llama):
     """A blob in the thought could be read as a second action, so the thought cannot hold one."""
-    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    tools = CALC
     gbnf = build_grammar(dialect, tools)
     for thought in ('use {"action": "calc"}', "try calc[2+2]", "run `calc`"):
         _, completion = turn(dialect, thought, format_final(dialect, "4", 1), 1)
@@ -480,7 +483,7 @@ def test_json_blob_or_brackets_in_thought_are_rejected(dialect, llama):
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_final_answer_can_be_switched_off(dialect, llama):
-    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    tools = CALC
     gbnf = build_grammar(dialect, tools, allow_final=False)
     assert llama.loads(gbnf)
     _, completion = turn(dialect, "done", format_final(dialect, "4", 1), 1)
@@ -492,7 +495,7 @@ def test_final_answer_can_be_switched_off(dialect, llama):
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_turn_may_end_after_the_thought_only_when_allowed(dialect, llama):
     """How a model declines every tool under a grammar (the shim's tool_choice "auto")."""
-    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    tools = CALC
     strict = build_grammar(dialect, tools)
     lenient = build_grammar(dialect, tools, allow_thought_only=True)
     assert llama.loads(lenient)
@@ -506,7 +509,7 @@ def test_turn_may_end_after_the_thought_only_when_allowed(dialect, llama):
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_bounds_hold(dialect, llama):
-    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    tools = CALC
     gbnf = build_grammar(dialect, tools, max_thought_chars=10, max_answer_chars=5, max_string_chars=4)
     assert llama.loads(gbnf)
     ok = lambda thought, body: grammar_matches(gbnf, turn(dialect, thought, body, 1)[1])  # noqa: E731
@@ -678,7 +681,7 @@ def test_left_recursion_is_an_error_not_a_hang():
 
 
 def test_generated_grammars_pass_the_checker():
-    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    tools = CALC
     for dialect in DIALECT_NAMES:
         gbnf = build_grammar(dialect, tools)
         check_gbnf(gbnf)
@@ -709,7 +712,7 @@ def test_every_admitted_text_fits_max_bytes(text):
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_a_tool_not_offered_is_admitted_only_when_allowed(dialect, llama):
     """So the shim can see a model reach for a tool it lacks, instead of steering it onto calc."""
-    tools = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
+    tools = CALC
     strict = build_grammar(dialect, tools)
     lenient = build_grammar(dialect, tools, allow_unoffered=True)
     assert llama.loads(lenient)
