@@ -45,7 +45,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
@@ -54,7 +54,7 @@ import regex
 from . import feedback, jsonish
 from .types import Action, FormatError, Step
 
-__all__ = ["parse", "match_tool", "FINAL_NAMES", "ERROR_CODES", "MAX_ACTIONS"]
+__all__ = ["parse", "match_tool", "suggest_tool", "FINAL_NAMES", "ERROR_CODES", "MAX_ACTIONS"]
 
 ToolsArg = Union[Iterable[str], Mapping[str, dict], None]
 
@@ -183,6 +183,27 @@ def _is_final_name(name: str) -> bool:
 _FINAL_KEYS = frozenset(_fold(n) for n in FINAL_NAMES)
 
 
+def suggest_tool(name: str, names: Sequence[str]) -> Optional[str]:
+    """The tool in ``names`` that ``name`` is probably a misspelling or a part of, if any.
+
+    ``get_wether`` and ``weather`` suggest ``get_weather``; ``search`` suggests nothing.
+    """
+    import difflib
+
+    key = _fold(name[:_MAX_NAME * 10])
+    if not key or not names:
+        return None
+    by_key = {_fold(n): n for n in names}
+    if len(key) <= 64:  # difflib is quadratic; a long "name" is a sentence anyway
+        close = difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.6)
+        if close:
+            return by_key[close[0]]
+    for k, n in by_key.items():
+        if len(k) >= 3 and (k in key or (len(key) >= 3 and key in k)):
+            return n
+    return None
+
+
 @dataclass(frozen=True)
 class _Toolset:
     """The tools a turn may name, indexed for forgiving lookup."""
@@ -208,20 +229,7 @@ class _Toolset:
         return folded.get(name.casefold()) or keys.get(_fold(name))
 
     def suggest(self, name: str) -> Optional[str]:
-        import difflib
-
-        key = _fold(name[:_MAX_NAME * 10])
-        if not key or not self.names:
-            return None
-        by_key = {_fold(n): n for n in self.names}
-        if len(key) <= 64:  # difflib is quadratic; a long "name" is a sentence anyway
-            close = difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.6)
-            if close:
-                return by_key[close[0]]
-        for k, n in by_key.items():
-            if len(k) >= 3 and (k in key or (len(key) >= 3 and key in k)):
-                return n
-        return None
+        return suggest_tool(name, self.names)
 
     def parameters(self, name: str) -> dict:
         schema = self.schemas.get(name) or {}

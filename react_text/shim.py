@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from .backends.base import Backend
-from .parser import parse
+from .parser import parse, suggest_tool
 from .types import Step
 
 __all__ = [
@@ -487,21 +487,22 @@ def _final_label(template: Any, n: int) -> str:
     return format_final(template.dialect, mark, n).split(mark)[0].rstrip(" ")
 
 
-def _reaches_elsewhere(turn: str, schemas: Mapping[str, Any], template: Any, copied: frozenset[str]) -> str | None:
+def _reaches_elsewhere(step: Step, turn: str, schemas: Mapping[str, Any], template: Any,
+                       copied: frozenset[str]) -> str | None:
     """The turn's thought, when its action names a tool that is not offered, is not a
     near miss of one that is (``get_wether``, ``weather``) and is not one the few-shot
     examples use (``copied``: a model copying the examples' ``calculator`` should be
     told to use the offered tools, not be taken to decline); otherwise None."""
-    import difflib
-
-    step = parse(turn, None, dialect=template.dialect, lang=getattr(template, "language", None))
-    if not step.actions or any(a.tool in schemas for a in step.actions) or step.actions[0].tool in copied:
+    if step.error is None or step.error.code != "unknown_tool":
         return None
-    name = step.actions[0].tool.casefold()
-    names = {n.casefold() for n in schemas}
-    if difflib.get_close_matches(name, list(names), n=1, cutoff=0.6) or any(name in n or n in name for n in names):
+    # The error does not carry the name: read the turn again without the tool list.
+    raw = parse(turn, None, dialect=template.dialect, lang=getattr(template, "language", None))
+    if not raw.actions:
         return None
-    return f" {step.thought}" if step.thought else ""
+    name = raw.actions[0].tool
+    if name in copied or suggest_tool(name, list(schemas)) is not None:
+        return None
+    return f" {raw.thought}" if raw.thought else ""
 
 
 def _call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:
@@ -610,7 +611,7 @@ def tool_calls(
         verdict = _judge(step, by_name, choice, example)
         kept = turn[len(prefix): max(step.end, len(prefix))]
         thought = step.thought
-        elsewhere = _reaches_elsewhere(turn, schemas, tpl, copied) if choice.mode == "auto" else None
+        elsewhere = _reaches_elsewhere(step, turn, schemas, tpl, copied) if choice.mode == "auto" else None
         if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs):
             # Two ways a model declines without saying "Final Answer": it stops after its
             # thought ("I know this; no tool is needed."), or it reaches for a tool it was not
@@ -623,8 +624,9 @@ def tool_calls(
             if answer and answer.strip():
                 thought = said.strip() or None
                 verdict = _Verdict(answer=answer.strip())
-            if verdict.problem is None or elsewhere is None:
                 break
+            if elsewhere is None:
+                break  # no better answer came: the prose itself stands
         elif verdict.problem is None:
             break
         errors.append(verdict.code or "format")
