@@ -259,7 +259,9 @@ def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
 def _task_tools(task, corpus: Path | None):
     from .builtin_tools import default_tools
 
-    available = {t.name: t for t in default_tools(corpus_dir=corpus)}
+    from .suite_tools import SUITE_TOOLS
+
+    available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus)}}
     return [available[name] for name in task.tools if name in available]
 
 

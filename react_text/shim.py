@@ -583,7 +583,7 @@ def tool_calls(
     strict = _grammar(tpl, offered, choice, backend, constrain, unoffered=False)
     example = _example_call(tpl, offered, choice)
     prose = "error" if choice.mode in ("required", "named") else "final"
-    shown, _ = tpl.shown_episodes(frozenset(by_name), examples)
+    shown = tpl.shown_episodes(offered, conversation.question, examples)
     copied = frozenset(step.tool for episode in shown for step in episode.steps) - frozenset(by_name)
 
     rendered = tpl.render(conversation.question, offered, examples)

@@ -125,7 +125,8 @@ def test_few_shot_examples_for_the_clients_tools_replace_the_templates_own() -> 
     tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
     custom, default = backend.prompts
     assert "Question: Is it cold in Oslo?" in custom and "calculator" not in custom
-    assert "Oslo" not in default and "calculator" in default
+    assert "Oslo" not in default and "calculator" not in default  # never a tool the client did not offer
+    assert '{"city": "Lisbon"}' in default  # a call demo written from the client's own schema
 
 
 def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
