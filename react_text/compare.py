@@ -185,6 +185,18 @@ def record_from_run(task, result, *, model: str, template: str, constrain: bool,
     }
 
 
+def _example_value(agent, task, result) -> str | None:
+    """The number the answer copied from a shown few-shot episode, if any (see ``guards``)."""
+    from .episodes import episode_values
+    from .guards import copied_example_value
+
+    if result.status != "answered":
+        return None
+    shown = agent.template.shown_episodes(list(agent.tools.values()), task.question, agent.examples)
+    seen = [s.observation_text or "" for s in result.steps]
+    return copied_example_value(result.answer, episode_values(shown), (task.question, *seen))
+
+
 def crash_record(task, error: BaseException, *, model: str, template: str, constrain: bool,
                  wall_seconds: float) -> dict:
     return {
@@ -326,6 +338,7 @@ def run_compare(
                 raise KeyboardInterrupt
             record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                      trace=trace, wall_seconds=time.monotonic() - started)
+            record["example_value"] = _example_value(agent, task, result)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a crashing task is a recorded failure, not a crashed compare

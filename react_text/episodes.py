@@ -73,6 +73,7 @@ class Episode:
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _STOPWORDS = frozenset(
     "the and for with what which who whom how many much was were are has have had that this from into "
     "does did its their there than then they them will would can could should about when where why "
@@ -83,7 +84,7 @@ _STOPWORDS = frozenset(
 def question_language(text: str) -> str:
     """``zh`` when the question is mostly Chinese, else ``en`` (the languages shipped)."""
     cjk = len(_CJK.findall(text))
-    latin = len(_WORD.findall(text))
+    latin = len(_LATIN_WORD.findall(text))
     return "zh" if cjk and cjk >= latin else "en"
 
 

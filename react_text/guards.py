@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterable
 
-__all__ = ["AnswerContext", "Nudge", "check_answer", "is_failure_text", "say"]
+__all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "say"]
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,9 @@ _EXPRESSION = re.compile(rf"{_NUM}(?:{_OP}{_NUM})+")
 _RESULT = re.compile(r"[=＝]\s*-?\d|等于|is\s+-?\d", re.IGNORECASE)
 
 
-def _unevaluated(answer: str, question: str) -> bool:
+def _unevaluated(answer: str) -> bool:
     found = _EXPRESSION.search(answer)
-    if found is None or _RESULT.search(answer[found.end():]):
-        return False
-    return _norm(found.group(0)) not in _norm(question)
+    return found is not None and not _RESULT.search(answer[found.end():])
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -102,14 +101,16 @@ def _digits(text: str) -> set[str]:
     return {raw.replace(",", "").rstrip(".") for raw in _NUMBER.findall(text)}
 
 
-def _copied_example_value(answer: str, ctx: AnswerContext) -> str | None:
-    if not ctx.example_values:
+def copied_example_value(answer: str, example_values: frozenset[str], own_texts: Iterable[str]) -> str | None:
+    """A number in ``answer`` that the shown episodes hold and that appears in none of
+    ``own_texts`` (the question, the run's observations): a value copied from the examples."""
+    if not example_values:
         return None
-    own = _digits(ctx.question)
-    for obs in ctx.observations:
-        own |= _digits(obs)
+    own: set[str] = set()
+    for text in own_texts:
+        own |= _digits(text)
     for value in sorted(_digits(answer)):
-        if value in ctx.example_values and value not in own and len(value.replace(".", "")) >= 2:
+        if value in example_values and value not in own and len(value.replace(".", "")) >= 2:
             return value
     return None
 
@@ -140,7 +141,7 @@ def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> N
                 "That is a tool's error message, not an answer. Fix the call and try again, or use another tool.",
                 "这是工具的出错信息，不是答案。改正调用后再试，或者换一个工具。",
             ))
-    if fresh("expression") and _unevaluated(answer, ctx.question):
+    if fresh("expression") and _unevaluated(answer):
         return Nudge("expression", say(
             lang,
             "Your answer is an expression, not its value. Work it out"
@@ -151,7 +152,7 @@ def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> N
             + "再给出最终答案。",
         ))
     if fresh("example_value"):
-        value = _copied_example_value(answer, ctx)
+        value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
         if value is not None:
             return Nudge("example_value", say(
                 lang,
