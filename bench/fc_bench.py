@@ -95,11 +95,12 @@ def shim_calls(backend, task, template: str, constrain: bool) -> tuple[list[tupl
     return calls, out["message"].get("content") or ""
 
 
-_CALL = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(.*\)\s*\]", re.S)
+_CALL = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(.*\)\s*\]|[A-Za-z_][\w.]*\s*\(.*\)", re.S)
 
 
 def parse_baseline(text: str) -> list[tuple[str, dict]]:
-    """``[f(a=1), g(b="x")]`` → calls; anything else → no call."""
+    """``[f(a=1), g(b="x")]`` (or a bare ``f(a=1)``) → calls; positional values fill the
+    schema's parameters in order; anything else → no call."""
     found = _CALL.search(text)
     if found is None:
         return []
@@ -108,12 +109,14 @@ def parse_baseline(text: str) -> list[tuple[str, dict]]:
     except SyntaxError:
         return [("<unparsable>", {})]
     calls = []
-    for node in getattr(tree.body, "elts", []):
+    for node in getattr(tree.body, "elts", [tree.body]):
         if not isinstance(node, ast.Call):
             continue
         name = ast.unparse(node.func)
+        order = list(SUITE_TOOLS[name].parameters.get("properties", {})) if name in SUITE_TOOLS else []
         try:
-            args = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+            args = {order[i]: ast.literal_eval(v) for i, v in enumerate(node.args) if i < len(order)}
+            args.update({kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg})
         except ValueError:
             args = {}
         calls.append((name, args))

@@ -156,6 +156,8 @@ def choose_episodes(
     Written episodes whose tools are all offered, at most one per kind, the
     closest to the question first; a refusal episode whenever one fits, since
     nothing else teaches the model that "the documents do not say" is an answer.
+    Episodes that use no tool are shown beside tools only when the question's shape
+    asks for one (see ``_kind_hints``).
     Offered tools that no written episode uses (tools the library was not written
     for) get call demos, the closest to the question first. Shown in library order, demos last (nearest the question).
     """
@@ -163,6 +165,10 @@ def choose_episodes(
     wanted = _terms(question)
     hinted = _kind_hints(question)
     fitting = [ep for ep in library if ep.tools <= names and not ep.is_demo]
+    if any(ep.steps for ep in fitting) or names:
+        # An episode without tool use teaches "no tool needed"; shown beside tools only when the
+        # question looks like one (it quotes its own answer), or a model rambles about its text.
+        fitting = [ep for ep in fitting if ep.steps or ep.kind in hinted]
     scored = sorted(fitting, key=lambda ep: -(_overlap(wanted, _episode_text(ep)) + (1.0 if ep.kind in hinted else 0.0)))
     chosen: list[Episode] = []
     kinds: set[str] = set()

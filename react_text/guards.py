@@ -169,8 +169,8 @@ def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> N
     ):
         return Nudge("no_observation", say(
             lang,
-            "You have not used a tool yet. If the question itself holds the answer, give the same "
-            "Final Answer again; otherwise use a tool first.",
-            "你还没有使用任何工具。如果问题本身就包含答案，就再写一次同样的最终答案；否则先使用工具。",
+            "You have not used a tool yet. If the question itself holds the answer, or none of the tools "
+            "can help with it, write the same Final Answer again; otherwise use a tool first.",
+            "你还没有使用任何工具。如果问题本身就包含答案，或者没有工具能帮上忙，就再写一次同样的最终答案；否则先使用工具。",
         ))
     return None

@@ -43,9 +43,10 @@ LIBRARY = (
 
 def test_only_episodes_whose_tools_are_all_offered_are_shown() -> None:
     shown = choose_episodes(LIBRARY, [Spec("calculator")], "How many jars?")
-    assert {ep.kind for ep in shown} == {"in_question", "arithmetic"}
-    for ep in shown:
-        assert ep.tools <= {"calculator"}
+    assert {ep.kind for ep in shown} == {"arithmetic"}
+    quoted = choose_episodes(LIBRARY, [Spec("calculator")], "A note says: 'the jars cost 3 each'. How many jars?")
+    assert {ep.kind for ep in quoted} == {"in_question", "arithmetic"}  # no tool needed: only when the question quotes it
+    assert [ep.kind for ep in choose_episodes(LIBRARY, [], "Hi")] == ["in_question"]
 
 
 def test_one_per_kind_a_refusal_when_it_fits_and_at_most_four() -> None:
