@@ -260,17 +260,32 @@ def _coerce_value(value: Any, schema: Mapping[str, Any], path: str, repairs: lis
     return result
 
 
-def _mismatch_error(tool: Tool, mismatch: _Mismatch) -> ArgumentError:
+def _mismatch_error(tool: Tool, mismatch: _Mismatch, given: Mapping[str, Any] | None = None) -> ArgumentError:
     argument = re.split(r"[.\[]", mismatch.path, maxsplit=1)[0]
     why = mismatch.why or f"expected {_expected(mismatch.schema)}, got {_show(mismatch.value)}"
-    return _argument_error(tool, f"argument {mismatch.path!r}: {why}", argument)
+    return _argument_error(tool, f"argument {mismatch.path!r}: {why}", argument, given)
 
 
-def _argument_error(tool: Tool, problem: str, argument: str | None = None) -> ArgumentError:
-    example = tool.example
-    if argument in tool.properties and argument not in example:
-        example[argument] = example_value(argument, tool.properties[argument])
-    message = f"Invalid input for tool {tool.name}: {problem}. Example input: " + json.dumps(
+_FILL = "..."
+
+
+def _repaired_call(tool: Tool, given: Mapping[str, Any] | None, bad: str | None) -> dict[str, Any]:
+    """The model's own arguments with the faulty one blanked and missing required ones added:
+    an enum's first value (right whatever was asked) or ``...`` (the parser refuses a copied
+    ``...``), never an invented value the model could copy into its next call or its answer."""
+    props = tool.properties
+    shown = {k: v for k, v in (given or {}).items() if k in props and k != bad}
+    for name in [*tool.required, *([bad] if bad in props else [])]:
+        if name not in shown:
+            enum = props[name].get("enum")
+            shown[name] = enum[0] if enum else _FILL
+    return shown
+
+
+def _argument_error(tool: Tool, problem: str, argument: str | None = None,
+                    given: Mapping[str, Any] | None = None) -> ArgumentError:
+    example = _repaired_call(tool, given, argument)
+    message = f"Invalid input for tool {tool.name}: {problem}. Write it like this: " + json.dumps(
         example, ensure_ascii=False)
     return ArgumentError(message, tool=tool.name, argument=argument, example=example)
 
@@ -326,7 +341,7 @@ def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
         if name != key:
             repairs.append("renamed_argument")
         if name in values:
-            raise _argument_error(tool, f"argument {name!r} was given twice", name)
+            raise _argument_error(tool, f"argument {name!r} was given twice", name, values)
         values[name] = value
     if unknown:
         if len(props) == 1 and len(unknown) == 1 and not values:
@@ -336,15 +351,16 @@ def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
         else:
             valid = ", ".join(props)
             raise _argument_error(tool, f"unknown argument(s) {', '.join(map(repr, unknown))}; "
-                                        f"valid arguments are: {valid}", unknown[0])
+                                        f"valid arguments are: {valid}", unknown[0], values)
     missing = [name for name in required if name not in values]
     if missing:
-        raise _argument_error(tool, f"missing required argument(s) {', '.join(map(repr, missing))}", missing[0])
+        raise _argument_error(tool, f"missing required argument(s) {', '.join(map(repr, missing))}", missing[0],
+                              values)
     for name, value in list(values.items()):
         try:
             values[name] = _coerce_value(value, props[name], name, repairs)
         except _Mismatch as mismatch:
-            raise _mismatch_error(tool, mismatch) from None
+            raise _mismatch_error(tool, mismatch, values) from None
     for name, schema in props.items():
         if name not in values and "default" in schema:
             values[name] = schema["default"]

@@ -605,8 +605,9 @@ def tool_calls(
         usage["completion_tokens"] += completion.completion_tokens
         return completion.text
 
-    # A final answer gets the loop's checks, except "use a tool first": declining a call is a
-    # legitimate reply for a client, and the answer may well be one the client wants without tools.
+    # A final answer gets the loop's checks. "Use a tool first" applies only after a call this
+    # request tried and got wrong: declining a call is a legitimate reply, but an answer made up
+    # right after a failed call is not.
     answer_context = AnswerContext(
         question=conversation.question,
         tool_names=tuple(by_name),
@@ -623,7 +624,9 @@ def tool_calls(
         step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
         verdict = _judge(step, by_name, choice, example)
         if verdict.answer is not None and choice.mode == "auto":
-            nudge = check_answer(verdict.answer, replace(answer_context, nudged=frozenset(nudged)))
+            tried_call = any(code in ("bad_arguments", "unknown_tool") for code in errors)
+            nudge = check_answer(verdict.answer, replace(answer_context, nudged=frozenset(nudged),
+                                                         require_observation=tried_call))
             if nudge is not None:
                 nudged.add(nudge.code)
                 verdict = _Verdict(problem=nudge.message, code=f"guard:{nudge.code}")

@@ -444,3 +444,11 @@ def test_a_final_answer_gets_the_loops_checks_but_declining_a_call_stays_allowed
     assert "expression, not its value" in backend.prompts[1]
     plain = tool_calls(_user("Who wrote Emma?"), TOOLS, backend=ScriptedBackend([" I know it.\nFinal Answer: Jane Austen"]))
     assert plain["message"]["content"] == "Jane Austen" and plain["format_errors"] == []
+
+
+def test_an_answer_made_up_after_a_failed_call_is_sent_back_once() -> None:
+    bad_call = ' I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris", "colour": "red"}'
+    backend = ScriptedBackend([bad_call, " Fine.\nFinal Answer: It is sunny.", WEATHER_TURN])
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
+    assert out["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert out["format_errors"] == ["bad_arguments", "guard:no_observation"]

@@ -236,8 +236,11 @@ def test_argument_errors_are_written_for_the_model(given_args: dict, argument: s
     assert info.value.argument == argument and info.value.tool == "repeat"
     for word in words:
         assert word in message
-    assert "Example input: {" in message and '"text": "hello"' in message
-    assert json.loads(message.split("Example input: ", 1)[1]) == info.value.example
+    shown = json.loads(message.split("Write it like this: ", 1)[1])
+    assert shown == info.value.example
+    # the model's own call, repaired: its good values kept, the bad or missing one blanked, nothing invented
+    assert shown.get("text") in ("a", "...") and shown.get(argument, "...") in ("...", "plain")
+    assert all(v in (given_args.get(k), "...", "plain") for k, v in shown.items())
 
 
 def test_bare_strings_and_one_argument_repairs() -> None:
