@@ -91,15 +91,15 @@ _LABEL_KINDS = (
     ("action", r"action|act|tool[ _]?call|tool[ _]?name|tool|行动|动作|操作"),
     ("thought", r"thoughts|thought|thinking|思考|想法"),
     ("observation", r"observations|observation|obs|观察|观测|结果"),
-    ("question", r"question|问题"),
+    ("question", r"question|new[ _]question|human|user|问题"),
 )
 _DECORATION = r"[ \t>#*_\-]{0,12}"
 _AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
 _LABEL = regex.compile(
-    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$))?",
+    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:[*_]{1,3}(?=[ \t]|$))?",
     regex.IGNORECASE,
 )
-_LABEL_STARTS = frozenset("aAtToOqQfFiI行动操思想观结问最答输参")
+_LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU行动操思想观结问最答输参")
 _DECORATION_CHARS = " \t>#*_-"
 _BLOB_HEADS = frozenset("{[`")
 _CHUNK = 32768
@@ -116,7 +116,7 @@ _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>",
 # An object (or a list of them) whose first key names a tool: '{"action":', "[{'name':".
 _ACTIONISH = regex.compile(
     r"[\{\[][ \t\r\n]{0,40}(?:\{[ \t\r\n]{0,40})?[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
-    r"final_answer)[\"']?[ \t]{0,4}[:：]",
+    r"final_answer|api_name)[\"']?[ \t]{0,4}[:：]",
     regex.IGNORECASE,
 )
 _IDENT = regex.compile(r"[^\W\d][\w.\-]*")
@@ -124,8 +124,8 @@ _SEPARATORS = regex.compile(r"[\s_\-]+")
 _NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
 _NO_TOOL_WORDS = frozenset({"none", "n/a", "na", "null", "nothing", "no action", "no tool", "无"})
 
-_NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname")
-_ARG_KEYS = ("actioninput", "toolinput", "args", "arguments", "parameters", "params",
+_NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname", "apiname")
+_ARG_KEYS = ("actioninput", "toolinput", "actionvariables", "args", "arguments", "parameters", "params",
              "input", "kwargs", "argument")
 _THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "thinking")
 _ANSWER_KEYS = ("answer", "finalanswer", "output", "text", "response", "result", "content", "value")
@@ -136,7 +136,10 @@ _PLACEHOLDER_PHRASES = (
     "the final answer to the original", "final answer to the original input", "the result of the action",
     "name of the tool", "the name of the tool", "the tool to use", "the tool name", "your final answer",
     "your answer here", "action input here", "arguments here", "json_blob", "$json_blob", "$input", "$tool",
+    "the input question", "you should always think", "要采取的行动", "行动的输入", "行动的结果", "你应该",
+    "一个工具名", "工具名称", "原始问题的最终答案", "你必须回答的问题",
 )
+_PLACEHOLDER_NAMES = frozenset({"toolname", "actionname", "functionname", "nameofthetool", "nameoftool", "yourtool"})
 # Whole-value placeholder shapes: "...", "$JSON_BLOB", "<tool>", "<tool>(<arguments>)",
 # "{tool_names}", "[search, calculator]". Single character classes between fixed
 # delimiters, so a match cannot backtrack.
@@ -365,6 +368,9 @@ class _Turn:
         self.stray_input = False
         self.blob_line = 0
         self.stopped_at: Optional[int] = None
+        self.budget = jsonish.Budget(strict=2 * len(text) + 65536)
+        self.placeholder_err: Optional[_TurnError] = None  # an echoed format example, kept while a real step may follow
+        self.skip_floor = 0  # end of the echoed observation(s) a turn may open with
 
     # --- lines and labels ---------------------------------------------------------
     def line_end(self, i: int) -> int:
@@ -504,6 +510,12 @@ class _Turn:
 
     # --- the walk ---------------------------------------------------------------------
     def read(self) -> _Reading:
+        got = self.walk()
+        if not got.calls and got.final is None and self.placeholder_err is not None:
+            raise self.placeholder_err  # only the echoed format example: say so
+        return got
+
+    def walk(self) -> _Reading:
         text, limit = self.text, self.limit
         calls: list[_Call] = []
         i = 0
@@ -515,62 +527,84 @@ class _Turn:
             i = start
             le = self.line_end(i)
             lab = self.label(i, le)
-            if lab is not None:
-                kind, cstart = lab
-                if kind in _TERMINATORS or (calls and kind != "action"):
-                    return self.stop(calls, i)
-                if kind == "thought":
-                    self.thought_labels.append((i, cstart))
-                    b = self.blob_start(cstart, le) if i >= self.blob_floor else -1
-                    got = self.bare_blob(cstart, b, le) if b >= 0 else None  # "Thought: {"action": ...}"
-                    if got is None:
-                        i = max(le + 1, self.resume)
-                        continue
-                    self.first_start = b
-                elif kind == "input":
-                    self.stray_input = True
-                    i = le + 1
-                    continue
-                elif len(calls) >= MAX_ACTIONS:
-                    self.add("too_many_actions")
-                    return self.stop(calls, i)
-                else:
-                    if self.first_start is None:
-                        self.first_start = i
-                    if kind == "final":
-                        answer, end = self.final(cstart)
-                        return _Reading((), answer, end)
-                    try:
-                        got = self.action(i, cstart, le)
-                    except _TurnError as err:
-                        if calls and err.code == "truncated":
-                            self.add("dropped_truncated_action")
-                            return self.stop(calls, i)
-                        if err.no_tool and not calls:
-                            # "Action: None" (and its input): no tool meant; read on, a final answer may follow
-                            self.first_start = None
-                            i = self.skip_no_tool(le)
+            try:
+                if lab is not None:
+                    kind, cstart = lab
+                    if kind in _TERMINATORS and not calls:
+                        skip = self.echo_skip(i, kind, cstart, le)
+                        if skip is not None:
+                            i = skip
                             continue
-                        raise
-            else:
-                b = self.blob_start(i, le) if i >= self.blob_floor else -1
-                got = None
-                if b >= 0:
-                    if len(calls) >= MAX_ACTIONS:
+                    if kind in _TERMINATORS or (calls and kind != "action"):
+                        return self.stop(calls, i)
+                    if kind == "thought":
+                        self.thought_labels.append((i, cstart))
+                        b = self.blob_start(cstart, le) if i >= self.blob_floor else -1
+                        got = self.bare_blob(cstart, b, le) if b >= 0 else None  # "Thought: {"action": ...}"
+                        if got is None:
+                            i = max(le + 1, self.resume)
+                            continue
+                        self.first_start = b
+                    elif kind == "input":
+                        self.stray_input = True
+                        i = le + 1
+                        continue
+                    elif len(calls) >= MAX_ACTIONS:
                         self.add("too_many_actions")
                         return self.stop(calls, i)
-                    got = self.bare_blob(i, b, le)
-                if got is None:
-                    if calls:
-                        return self.stop(calls, i)  # something else after the actions: not trusted
-                    i = max(le + 1, self.resume)
-                    continue
-                if self.first_start is None:
-                    self.first_start = self.blob_line
+                    else:
+                        if self.first_start is None:
+                            self.first_start = i
+                        if kind == "final":
+                            answer, end = self.final(cstart)
+                            return _Reading((), answer, end)
+                        try:
+                            got = self.action(i, cstart, le)
+                        except _TurnError as err:
+                            if calls and err.code == "truncated":
+                                self.add("dropped_truncated_action")
+                                return self.stop(calls, i)
+                            if err.no_tool and not calls:
+                                # "Action: None" (and its input): no tool meant; read on, a final answer may follow
+                                self.first_start = None
+                                i = self.skip_no_tool(le)
+                                continue
+                            raise
+                else:
+                    b = self.blob_start(i, le) if i >= self.blob_floor else -1
+                    got = None
+                    if b >= 0:
+                        if len(calls) >= MAX_ACTIONS:
+                            self.add("too_many_actions")
+                            return self.stop(calls, i)
+                        got = self.bare_blob(i, b, le)
+                    if got is None:
+                        if calls:
+                            return self.stop(calls, i)  # something else after the actions: not trusted
+                        i = max(le + 1, self.resume)
+                        continue
+                    if self.first_start is None:
+                        self.first_start = self.blob_line
+            except _TurnError as err:
+                if err.code != "placeholder" or calls:
+                    raise
+                # an echoed format example ("Action: the action to take", {"action": "tool_name", ...}):
+                # remembered, and the real step may still follow it
+                if self.placeholder_err is None:
+                    self.placeholder_err = err
+                self.first_start = None
+                self.thought_labels.append((i, max(le, min(err.end or le, limit))))
+                i = self.next_line(max(le, err.end or le))
+                continue
             if isinstance(got, str):  # a final answer written as an action
                 if calls:
                     return self.stop(calls, i)
                 return _Reading((), got, self.final_end)
+            room = MAX_ACTIONS - len(calls)
+            if len(got) > room:
+                self.add("too_many_actions")
+                calls.extend(got[:room])
+                return self.stop(calls, calls[-1].end)
             calls.extend(got)
             nxt = self.after_action(calls[-1].end)
             if nxt is None:
@@ -578,7 +612,32 @@ class _Turn:
             i = nxt
         if calls:
             return _Reading(tuple(calls), None, calls[-1].end)
-        return _Reading((), None, self.rstrip_end(0, limit))
+        return _Reading((), None, self.rstrip_end(0, limit if self.stopped_at is None else self.stopped_at))
+
+    def echo_skip(self, i: int, kind: str, cstart: int, le: int) -> Optional[int]:
+        """Where reading resumes past an echoed block before any action, or None to stop here.
+
+        A turn may open with the model repeating the last ``Observation:``
+        (skipped up to the next label line), and an echoed format example may
+        hold ``Observation: the result of the action`` or ``Question: the
+        input question``; neither ends the turn. Any other terminator does.
+        """
+        text = self.text
+        if kind == "observation" and self.first_start is None and not text[self.skip_floor:i].strip():
+            end = self.find_line(self.next_line(i))
+            self.thought_labels.append((i, end))
+            self.skip_floor = end
+            if self.stopped_at is None:
+                self.stopped_at = i
+            return end
+        content = text[cstart:le]
+        if (self.placeholder_err is not None or self.first_start is None) and _is_placeholder(content):
+            if self.placeholder_err is None:
+                self.placeholder_err = _TurnError("placeholder", feedback.placeholder(self.voice, content.strip()),
+                                                  self.rstrip_end(0, le))
+            self.thought_labels.append((i, le))
+            return self.next_line(le)
+        return None
 
     def skip_no_tool(self, le: int) -> int:
         """The line after ``Action: None`` and the ``Action Input:`` line that may follow it."""
@@ -635,7 +694,7 @@ class _Turn:
         """
         text = self.text
         if not text.startswith("```", pos):
-            got = jsonish.read_value(text, pos, boundary=self.is_boundary, stop=self.limit)
+            got = jsonish.read_value(text, pos, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
             self.add(*got.repairs)
             return got.value, pos, self.after_value(got.end, False)
         le = self.line_end(pos)
@@ -647,7 +706,7 @@ class _Turn:
             stop = self.limit if close < 0 else close
             end = stop + 3 if close >= 0 else self.rstrip_end(start, stop)
             return text[start:stop].strip(), start, end
-        got = jsonish.read_value(text, start, boundary=self.is_boundary, stop=self.limit)
+        got = jsonish.read_value(text, start, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
         self.add(*got.repairs)
         return got.value, start, self.after_value(got.end, True)
 
@@ -656,7 +715,7 @@ class _Turn:
         end = self.rstrip_end(0, min(max(err.pos, 0), self.limit))
         if err.code == "truncated":
             return _TurnError("truncated", feedback.truncated(self.voice, tool), end)
-        detail = "nested too deeply" if err.code == "too_deep" else err.message
+        detail = {"too_deep": "nested too deeply", "too_long": "too long to read"}.get(err.code, err.message)
         return _TurnError("bad_arguments", feedback.bad_arguments(self.voice, tool, detail), end)
 
     # --- actions -------------------------------------------------------------------
@@ -818,7 +877,7 @@ class _Turn:
     def quoted(self, p: int, le: int) -> tuple[Union[dict, str], int]:
         """A quoted input is the string when the quote closes at the end of the line, else bare text."""
         try:
-            got = jsonish.read_value(self.text, p, stop=le)
+            got = jsonish.read_value(self.text, p, stop=le, budget=self.budget)
         except jsonish.JsonishError as err:
             if err.code == "truncated" and le >= self.limit:
                 raise _TurnError("truncated", feedback.truncated(self.voice, None), self.rstrip_end(0, le)) from None
@@ -860,7 +919,7 @@ class _Turn:
         """``name(args)``: keywords give a dict, one positional its value."""
         text = self.text
         try:
-            got = jsonish.read_call_args(text, opener + 1, boundary=self.is_boundary, stop=self.limit)
+            got = jsonish.read_call_args(text, opener + 1, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
         except jsonish.JsonishError as err:
             if err.code == "truncated":
                 self.check_name(name_raw, self.limit)
@@ -916,7 +975,7 @@ class _Turn:
         body = _NON_SPACE.match(text, opener + 1, self.limit).end()
         if text.startswith("{", body):  # a JSON object may hold "]" in a string or span lines
             try:
-                got = jsonish.read_value(text, body, boundary=self.is_boundary, stop=self.limit)
+                got = jsonish.read_value(text, body, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
             except jsonish.JsonishError:
                 got = None
             if got is not None and isinstance(got.value, dict):
