@@ -99,7 +99,12 @@ _LABEL = regex.compile(
     _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:[*_]{1,3}(?=[ \t]|$))?",
     regex.IGNORECASE,
 )
-_LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU行动操思想观结问最答输参")
+_LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU[行动操思想观结问最答输参")
+_BRACKET_LABEL = regex.compile(
+    _DECORATION + r"\[[ \t]{0,2}(final[ _\-]?answer|action|thought|observation|question)[ \t]{0,2}\][ \t]{0,4}:?",
+    regex.IGNORECASE)
+_BRACKET_KINDS = {"finalanswer": "final", "action": "action", "thought": "thought", "observation": "observation",
+                  "question": "question"}
 _DECORATION_CHARS = " \t>#*_-"
 _BLOB_HEADS = frozenset("{[`")
 _CHUNK = 32768
@@ -107,6 +112,9 @@ _NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
 _BLANKS = regex.compile(r"[ \t]*")
 _ANY_SPACE = regex.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
+# A line opening like a label ("Result:", "Tool Output:") ends the lines that continue a bare input.
+_LABEL_LIKE = regex.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
+_LABEL_WORDS = ("observation", "thought", "question", "final answer", "action", "action input")
 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
 _MIDLINE_WORDS = ("Observation", "observation", "OBSERVATION", "Obs:", "Thought", "thought", "Final Answer",
@@ -145,7 +153,7 @@ _PLACEHOLDER_NAMES = frozenset({"toolname", "actionname", "functionname", "nameo
 # delimiters, so a match cannot backtrack.
 _PLACEHOLDER_FORMS = regex.compile(
     r"\.{2,400}|…{1,400}|\$[A-Z_]{2,40}|<[^<>\n]{1,40}>|<[^<>\n]{1,40}>\(<[^<>\n]{1,40}>\)"
-    r"|\{[A-Za-z_ ]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
+    r"|\{[A-Za-z_]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
 _PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
 
@@ -390,6 +398,11 @@ class _Turn:
         head = self.text[i:min(le, i + 16)].lstrip(_DECORATION_CHARS)
         if not head or head[0] not in _LABEL_STARTS:  # cheap first-letter filter
             return None
+        if head[0] == "[":  # Semantic Kernel's "[ACTION]", "[FINAL ANSWER]"
+            m = _BRACKET_LABEL.match(self.text, i, le)
+            if m is None:
+                return None
+            return _BRACKET_KINDS[_SEPARATORS.sub("", m.group(1).casefold())], m.end()
         m = _LABEL.match(self.text, i, le)
         if m is None:
             return None
@@ -740,6 +753,10 @@ class _Turn:
             return self.action_blob(start, p)
         opener = _first_of(text, "([", p, slot_end)
         if opener >= 0 and self.call_name_ok(text[p:opener]):
+            if text[opener] == "(" and self.input_label_below(le):
+                # "Action: add (add two numbers)" over an "Action Input:" line: the parenthesis describes the tool
+                self.add("tool_description")
+                return self.named_action(start, text[p:opener], self.rstrip_end(p, opener), le)
             if text[opener] == "(":
                 return self.call(start, text[p:opener], opener)
             return self.paper(start, text[p:opener], opener, slot_end)
@@ -765,6 +782,11 @@ class _Turn:
                 args, end = self.input_value(value_start, le, text[p:colon])
                 return [_Call(text[p:colon], args, start, end)]
         return self.named_action(start, slot, slot_end, le)
+
+    def input_label_below(self, le: int) -> bool:
+        q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+        lab = self.label(q)
+        return lab is not None and lab[0] == "input"
 
     def call_name_ok(self, name_raw: str) -> bool:
         """Whether the text before ``(`` or ``[`` is a name (not a sentence that holds a bracket)."""
@@ -833,6 +855,12 @@ class _Turn:
         raise _TurnError("no_action", feedback.not_a_name(self.voice, name), end)
 
     def final_text(self, args: Union[dict, str], end: int) -> str:
+        if isinstance(args, dict):
+            inner = _calls_from_json(args, self.ts, labelled=False)
+            if isinstance(inner, tuple):  # the whole {"action": "Final Answer", "action_input": ...} blob
+                args = inner[0]
+            elif inner is not None:  # a tool call written as the answer: which one was meant is a guess
+                raise _TurnError("no_action", feedback.no_action(self.voice), end)
         answer = _answer_from_args(args)
         if not answer.strip():
             raise _TurnError("missing_answer", feedback.missing_answer(self.voice), end)
@@ -847,32 +875,99 @@ class _Turn:
         le = self.line_end(cstart)
         p = self.first_char(cstart, le)
         if p < le:
-            return self.input_value(p, le, None)
+            return self.input_value(p, le, None, multiline=True)
         q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
         if q >= self.limit or self.label(q) is not None:
             return "", self.rstrip_end(0, le)
         if self.starts_blob(q):
             return self.input_value(self.first_char(q, self.line_end(q)), self.line_end(q), None)
         # bare lines under the label, up to a blank line or the next label
-        stop = self.find_line(self.next_line(q), blank=True)
-        end = self.rstrip_end(q, stop)
+        end = self.continuation(q, self.line_end(q))
         return self.bare_args(text[q:end].strip(), end), end
 
-    def input_value(self, p: int, le: int, name: Optional[str]) -> tuple[Union[dict, str], int]:
-        """The input written at ``p`` (on a line ending at ``le``): JSON, a quoted string or bare text."""
+    def continuation(self, p: int, le: int) -> int:
+        """Where a bare input that starts at ``p`` on a line ending at ``le`` ends.
+
+        It runs on over the following lines (an address, SQL, a question
+        wrapped by the model) up to a blank line or a label line; a ``` block
+        inside it is taken whole. A last line that is only the start of a label
+        (``Obs``, where generation stopped) is not part of it.
+        """
+        text, limit = self.text, self.limit
+        pos = le + 1
+        stop = limit
+        while pos < limit:
+            stop = self.find_line(pos, fence=True, blank=True)
+            if stop >= limit:
+                break
+            sle = self.line_end(stop)
+            if not self.is_fence(stop, sle) or self.label(stop, sle) is not None:
+                break
+            close = text.find("```", sle, limit)  # a block inside the input: up to its closing fence
+            if close < 0:
+                stop = limit
+                break
+            pos = self.next_line(close)
+            stop = limit
+        m = _LABEL_LIKE.search(text, le + 1, stop) if stop > le + 1 else None
+        if m is not None:  # "Result: ...", "Output: ...": a label of some other protocol ends it too
+            stop = m.start()
+        end = self.rstrip_end(p, stop)
+        if end > le and end >= self.rstrip_end(0, limit):
+            last = text.rfind("\n", p, end) + 1
+            word = text[last:end].strip().casefold()
+            if 2 <= len(word) and any(w.startswith(word) and w != word for w in _LABEL_WORDS):
+                end = self.rstrip_end(p, last)  # "Obs": a label cut off by the stop sequence
+        return end
+
+    def input_value(self, p: int, le: int, name: Optional[str], *, multiline: bool = False) -> tuple[Union[dict, str], int]:
+        """The input written at ``p`` (on a line ending at ``le``): JSON, a quoted string or bare text.
+
+        ``multiline``: a bare input may run on over the following lines.
+        """
         text = self.text
         c = text[p]
+        if c in "*_":  # "** {...}", "*"x"*": markdown emphasis in front of the value
+            q = self.first_char(p + len(text[p:min(le, p + 4)]) - len(text[p:min(le, p + 4)].lstrip("*_")), le)
+            if q < le and text[q] in "{[\"'“":
+                self.add("emphasis")
+                p, c = q, text[q]
+        elif c.isalpha():
+            got = self.call_wrapper(p, le)
+            if got is not None:
+                return got
         if c in "{[" or text.startswith("```", p):
             try:
                 value, vstart, end = self.structured(p)
             except jsonish.JsonishError as err:
                 if c == "[" and err.code != "truncated":
                     return self.bare_line(p, le)
+                if c == "{" and err.code == "syntax" and err.pos < le and _first_of(text, ":：\"'{[", p + 1, le) < 0:
+                    return self.bare_line(p, le)  # "{temperature in SF}": braces around text, not an object
                 raise self.json_error(err, name) from None
             return self.args_from_value(value, vstart, end), end
         if c in "\"'“":
             return self.quoted(p, le)
-        return self.bare_line(p, le)
+        return self.bare_line(p, le, multiline=multiline)
+
+    def call_wrapper(self, p: int, le: int) -> Optional[tuple[Union[dict, str], int]]:
+        """``QueryEngineTool({"a": 1})``: a made-up call around a JSON object; the object is the input."""
+        text = self.text
+        m = _IDENT.match(text, p, le)
+        if m is None or not text.startswith("(", m.end()):
+            return None
+        q = _NON_SPACE.match(text, m.end() + 1, self.limit).end()
+        if q >= self.limit or text[q] not in "{[":
+            return None
+        try:
+            value, vstart, end = self.structured(q)
+        except jsonish.JsonishError:
+            return None
+        close = _NON_SPACE.match(text, end, self.limit).end()
+        if not isinstance(value, dict) or not text.startswith(")", close):
+            return None
+        self.add("call_wrapper")
+        return self.args_from_value(value, vstart, close + 1), close + 1
 
     def quoted(self, p: int, le: int) -> tuple[Union[dict, str], int]:
         """A quoted input is the string when the quote closes at the end of the line, else bare text."""
@@ -888,13 +983,23 @@ class _Turn:
             return got.value, got.end
         return self.bare_line(p, le)
 
-    def bare_line(self, p: int, le: int) -> tuple[Union[dict, str], int]:
-        """Bare text to the end of the line, cut where a label was written mid-line."""
+    def bare_line(self, p: int, le: int, *, multiline: bool = False) -> tuple[Union[dict, str], int]:
+        """Bare text to the end of the line, cut where a label was written mid-line;
+        with ``multiline``, the lines that continue it too."""
         stop = _midline_stop(self.text, p, le)
+        if multiline and stop == le and le < self.limit:
+            end = self.continuation(p, le)
+            if end > le:
+                return self.bare_args(self.text[p:end], end), end
         end = self.rstrip_end(p, stop)
         body = self.text[p:end]
         if len(body) >= 2 and body[0] == "`" and body[-1] == "`" and body.count("`") == 2:
             body = body[1:-1].strip()  # markdown inline code around the input
+        elif len(body) >= 3 and body[0] in "*_" and body[-1] == body[0]:
+            inner = body.strip("*_").strip()
+            if inner and len(body) - len(body.lstrip(body[0])) == len(body) - len(body.rstrip(body[0])):
+                self.add("emphasis")
+                body = inner  # **Paris**: markdown emphasis around the input
         return self.bare_args(body, end), end
 
     def bare_args(self, body: str, end: int) -> str:
@@ -1070,7 +1175,8 @@ class _Turn:
             above = text.rfind("\n", 0, i - 1) + 1
             line_above = text[above:i].strip()
             if line_above.startswith("```") and line_above.count("`") == 3:
-                i = p = above  # ```json on the line above: read the block with its fences
+                p = self.first_char(above, i)  # ```json on the line above: read the block with its fences
+                i = above
             elif line_above == "<tool_call>":
                 i = above
                 tagged = True
