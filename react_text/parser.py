@@ -114,6 +114,7 @@ _ANY_SPACE = regex.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
 # A line opening like a label ("Result:", "Tool Output:") ends the lines that continue a bare input.
 _LABEL_LIKE = regex.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
+_PAPER_LINE = regex.compile(r"(?m)^[ \t>*]{0,6}([A-Za-z_][\w.\-]{0,40})\[")
 _LABEL_WORDS = ("observation", "thought", "question", "final answer", "action", "action input")
 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
@@ -619,6 +620,7 @@ class _Turn:
                 calls.extend(got[:room])
                 return self.stop(calls, calls[-1].end)
             calls.extend(got)
+            self.same_line_calls(calls)
             nxt = self.after_action(calls[-1].end)
             if nxt is None:
                 break
@@ -626,6 +628,141 @@ class _Turn:
         if calls:
             return _Reading(tuple(calls), None, calls[-1].end)
         return _Reading((), None, self.rstrip_end(0, limit if self.stopped_at is None else self.stopped_at))
+
+    def same_line_calls(self, calls: list[_Call]) -> None:
+        """More JSON calls written right after the last one on its line: ``{...} {...}``."""
+        text = self.text
+        while len(calls) < MAX_ACTIONS:
+            end = calls[-1].end
+            le = self.line_end(end)
+            b = self.first_char(end, le)
+            if b >= le or text[b] != "{" or _ACTIONISH.match(text, b, min(b + 200, self.limit), timeout=_TIMEOUT) is None:
+                return
+            try:
+                more = self.bare_blob(b, b, le)
+            except _TurnError:
+                return  # a broken later call is cut off with the rest (dropped_tail)
+            if not isinstance(more, list):
+                return
+            calls.extend(more[:MAX_ACTIONS - len(calls)])
+
+    # --- dialects read only when the walk found nothing -------------------------------------------
+    def fallback(self) -> Optional[_Reading]:
+        """Readers for shapes the line walk does not see: LangChain's XML agent tags, Haystack's
+        ``Tool: x Tool Input: y`` inside a line, and a bare ``Search[x]`` line. Each is tried only
+        when a cheap substring test says it may apply."""
+        text = self.text
+        if "<tool" in text or "<final_answer>" in text:
+            got = self.xml()
+            if got is not None:
+                return got
+        if "Tool Input:" in text or "tool input:" in text:
+            got = self.inline_tool()
+            if got is not None:
+                return got
+        if "[" in text:
+            return self.bare_paper()
+        return None
+
+    def xml(self) -> Optional[_Reading]:
+        """``<tool>name</tool><tool_input>x</tool_input>`` or ``<final_answer>x</final_answer>``, entities decoded."""
+        import html
+
+        text, limit = self.text, self.limit
+        t = text.find("<tool>", 0, limit)
+        f = text.find("<final_answer>", 0, limit)
+        if f >= 0 and (t < 0 or f < t):
+            start = f + len("<final_answer>")
+            close = text.find("</final_answer>", start, limit)
+            stop = limit if close < 0 else close
+            end = self.rstrip_end(start, stop) if close < 0 else close + len("</final_answer>")
+            self.first_start = f
+            answer = html.unescape(text[start:stop].strip())
+            if not answer:
+                raise _TurnError("missing_answer", feedback.missing_answer(self.voice), end)
+            return _Reading((), answer, end)
+        if t < 0:
+            if text.find("<tool_input>", 0, limit) >= 0:  # an input with no tool
+                raise _TurnError("no_action", feedback.no_action(self.voice), self.rstrip_end(0, limit))
+            return None
+        name_end = text.find("</tool>", t, limit)
+        if name_end < 0:
+            return None
+        ti = text.find("<tool_input>", name_end, limit)
+        if text.find("<tool>", name_end, limit if ti < 0 else ti) >= 0:  # several tools, one input: which one?
+            raise _TurnError("no_action", feedback.no_action(self.voice), self.rstrip_end(0, limit))
+        name = html.unescape(text[t + len("<tool>"):name_end].strip())
+        self.first_start = t
+        if ti < 0:
+            tool = self.check_name(name, name_end)
+            raise _TurnError("missing_input", feedback.missing_input(self.voice, str(tool)), name_end + len("</tool>"))
+        start = ti + len("<tool_input>")
+        close = text.find("</tool_input>", start, limit)  # LangChain stops generation at it: often missing
+        stop = limit if close < 0 else close
+        end = self.rstrip_end(start, stop) if close < 0 else close + len("</tool_input>")
+        raw = html.unescape(text[start:stop].strip())
+        args: Union[dict, str] = raw
+        if raw.startswith("{"):
+            try:
+                value = jsonish.loads(raw)
+            except jsonish.JsonishError:
+                value = None
+            if isinstance(value, dict):
+                args = value
+        tool = self.check_name(name, end, args)
+        if tool is _FINAL:
+            self.final_end = end
+            return _Reading((), self.final_text(args, end), end)
+        if isinstance(args, dict):
+            _check_placeholder_values(args, self.voice, end)
+        else:
+            args = self.bare_args(args, end)
+        return _Reading((_Call(name, args, t, end, tool=str(tool)),), None, end)
+
+    def inline_tool(self) -> Optional[_Reading]:
+        """Haystack 1.x on one line: ``... Tool: Search Tool Input: "where"``."""
+        text, limit = self.text, self.limit
+        k = text.find("Tool Input:", 0, limit)
+        if k < 0:
+            k = text.find("tool input:", 0, limit)
+        if k < 0:
+            return None
+        line = text.rfind("\n", 0, k) + 1
+        colon = max(text.rfind("Tool:", line, k), text.rfind("tool:", line, k))
+        if colon < 0 or (colon > line and not text[colon - 1].isspace()):
+            return None
+        name = text[colon + len("Tool:"):k].strip()
+        le = self.line_end(k)
+        p = self.first_char(k + len("Tool Input:"), le)
+        if not name or p >= le:
+            return None
+        self.first_start = colon
+        self.add("inline_input")
+        args, end = self.input_value(p, le, name, multiline=True)
+        tool = self.check_name(name, end, args)
+        if tool is _FINAL:
+            self.final_end = end
+            return _Reading((), self.final_text(args, end), end)
+        return _Reading((_Call(name, args, colon, end, tool=str(tool)),), None, end)
+
+    def bare_paper(self) -> Optional[_Reading]:
+        """A line that is only ``Search[x]`` or ``Finish[x]``, with no label (the ReAct paper's own turns)."""
+        text = self.text
+        for m in _PAPER_LINE.finditer(text, 0, self.limit, timeout=_TIMEOUT):
+            name = m.group(1)
+            known = self.ts.lookup(name) is not None if self.ts is not None else name in ("Search", "Lookup")
+            if not (known or _is_final_name(name)):
+                continue
+            start = m.start(1)
+            le = self.line_end(start)
+            if text[start:le].rstrip().endswith("]"):
+                self.first_start = start
+                self.add("unlabeled_action")
+                got = self.paper(start, name, m.end(1), le)
+                if isinstance(got, str):
+                    return _Reading((), got, self.final_end)
+                return _Reading(tuple(got), None, got[-1].end)
+        return None
 
     def echo_skip(self, i: int, kind: str, cstart: int, le: int) -> Optional[int]:
         """Where reading resumes past an echoed block before any action, or None to stop here.
@@ -835,6 +972,8 @@ class _Turn:
 
         ``args``, when already read, let an ``unknown_tool`` message show the
         model its own values under a valid tool."""
+        if self.ts is not None and name.strip() in self.ts.names:
+            return name.strip()
         if _is_placeholder(name):
             raise _TurnError("placeholder", feedback.placeholder(self.voice, name), end)
         cleaned = _clean_name(name)
@@ -1431,6 +1570,8 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) 
 
     try:
         got = turn.read()
+        if not got.calls and got.final is None:
+            got = turn.fallback() or got
         actions = _resolve(turn, got.calls) if got.calls else ()
     except _TurnError as err:
         end = turn.limit if err.end is None else max(0, min(err.end, len(text)))
