@@ -129,6 +129,13 @@ _ACTIONISH = regex.compile(
     regex.IGNORECASE,
 )
 _IDENT = regex.compile(r"[^\W\d][\w.\-]*")
+_SNAKE = regex.compile(r"[a-z][a-z0-9]{0,40}(?:[_.][a-z0-9]{1,40}){1,8}")
+# A tool name of a few words (crewAI: "Ask question to coworker"), read without tools=
+_WORDS_NAME = regex.compile(r"[^\W\d][\w\-]{0,30}(?: [^\W\d][\w\-]{0,30}){1,5}")
+_SENTENCE_WORDS = frozenset({"i", "i'll", "we", "you", "me", "my", "let", "let's", "lets", "will", "should", "need",
+                             "must", "going", "can", "could", "would", "am", "is", "are", "now", "first", "then",
+                             "it", "them", "this", "that", "these", "those", "they", "he", "she", "us", "our",
+                             "your", "his", "her", "final", "answer", "observation", "thought", "input"})
 _SEPARATORS = regex.compile(r"[\s_\-]+")
 _NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
 _NO_TOOL_WORDS = frozenset({"none", "n/a", "na", "null", "nothing", "no action", "no tool", "无"})
@@ -985,12 +992,17 @@ class _Turn:
             return _FINAL
         if cleaned.casefold() in _NO_TOOL_WORDS:
             raise _TurnError("no_action", feedback.no_action(self.voice), end, no_tool=True)
+        if _fold(cleaned) in _PLACEHOLDER_NAMES:  # "tool_name" from the prompt's format example
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, cleaned), end)
         if self.ts is not None:
             shown = cleaned or name
             message = feedback.unknown_tool(self.voice, shown, self.ts.suggest(shown), args)
             raise _TurnError("unknown_tool", message, end)
         if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None:
             return cleaned
+        if (args is not None and len(cleaned) <= 64 and _WORDS_NAME.fullmatch(cleaned, timeout=_TIMEOUT) is not None
+                and not _SENTENCE_WORDS.intersection(cleaned.casefold().split())):
+            return cleaned  # a name of words, with its input: crewAI's "Ask question to coworker"
         raise _TurnError("no_action", feedback.not_a_name(self.voice, name), end)
 
     def final_text(self, args: Union[dict, str], end: int) -> str:
@@ -1280,6 +1292,9 @@ class _Turn:
             return self.final_text(got[0], end)
         calls = []
         for name, args, thought, decoded in got:
+            if isinstance(name, str) and _fold(_clean_name(name)) in _PLACEHOLDER_NAMES and not (
+                    self.ts is not None and self.ts.lookup(_clean_name(name))):
+                raise _TurnError("placeholder", feedback.placeholder(self.voice, name), end)
             if decoded:
                 self.add("arguments_string_decoded")
             if isinstance(args, dict):
@@ -1525,8 +1540,8 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
     known = ts is not None and ts.lookup(_clean_name(name)) is not None
     if arg_key is not None:
         args_source: Any = value[keys[arg_key]]
-    elif not labelled and name_key == "name" and not known:
-        return None  # {"name": "John", "age": 30} is data, not a call
+    elif not labelled and name_key == "name" and not known and not (len(value) == 1 and _SNAKE.fullmatch(name)):
+        return None  # {"name": "John", "age": 30} is data, not a call; {"name": "get_time"} is one
     else:  # {"action": "search", "query": "x"}: the other keys are the arguments
         args_source = {k: v for k, v in value.items()
                        if _fold(str(k)) not in (name_key, "type", "id", *_THOUGHT_KEYS)}
