@@ -46,6 +46,8 @@ _WS = regex.compile(r"[\s\u3000]*")
 _DQ_CHUNK = regex.compile(r'[^"\\]*')
 _SQ_CHUNK = regex.compile(r"[^'\\]*")
 _SMART_CHUNK = regex.compile(r"[^\u201d\\]*")
+_JSON_STRING = regex.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = regex.compile(r"[\[\]{}]")
 _CALL_ATOM_CHUNK = regex.compile(r"[^,()\[\]{}\n]*")
 _QUOTES = "\"'\u201c"
 _IDENT = regex.compile(r"[^\W\d][\w$\-]*")
@@ -525,19 +527,24 @@ def _strict(text: str, pos: int, limit: int, max_depth: int, budget: Optional[Bu
             continue
         except (ValueError, RecursionError):
             return None
-        return None if _too_deep(value, max_depth) else (value, pos + used)
+        return None if _too_deep(window[:used], max_depth) else (value, pos + used)
 
 
-def _too_deep(value: Any, max_depth: int) -> bool:
-    """True when a strictly decoded value nests deeper than the cap (kept consistent with the lenient path)."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            if depth + 1 > max_depth:
+def _too_deep(raw: str, max_depth: int) -> bool:
+    """True when strictly decoded JSON ``raw`` nests deeper than the cap (kept consistent with the lenient path).
+
+    Judged on the text, not the value: brackets outside strings, so a long flat
+    list costs a few C-level passes rather than a Python loop over its items."""
+    if raw.count("[") + raw.count("{") <= max_depth:
+        return False
+    depth = 0
+    for ch in _BRACKET.findall(_JSON_STRING.sub("", raw)):
+        if ch == "[" or ch == "{":
+            depth += 1
+            if depth > max_depth:
                 return True
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
+        else:
+            depth -= 1
     return False
 
 

@@ -100,6 +100,16 @@ _LABEL = regex.compile(
     regex.IGNORECASE,
 )
 _LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU[行动操思想观结问最答输参")
+# First three letters (lowercased) of every label, and first characters of the Chinese ones,
+# for the per-line filter; the walk leaves out thoughts (思考, 想法, thought, thinking).
+_PICK3_ALL = frozenset({"act", "too", "arg", "inp", "fin", "ans", "obs", "que", "new", "hum", "use", "tho", "thi",
+                        "[fi", "[ac", "[ob", "[qu", "[th"})
+_PICK3 = _PICK3_ALL - {"tho", "thi", "[th"}
+_PICK1_ALL = frozenset("行动操思想观结问最答输参")
+_PICK1 = _PICK1_ALL - set("思想")
+_THOUGHT_LABEL = regex.compile(
+    "(?m)^" + _DECORATION + "(?:thoughts|thought|thinking|思考|想法)" + _AFTER_WORD + r"(?:[*_]{1,3}(?=[ \t]|$))?[ \t]?",
+    regex.IGNORECASE)
 _BRACKET_LABEL = regex.compile(
     _DECORATION + r"\[[ \t]{0,2}(final[ _\-]?answer|action|thought|observation|question)[ \t]{0,2}\][ \t]{0,4}:?",
     regex.IGNORECASE)
@@ -112,6 +122,8 @@ _NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
 _BLANKS = regex.compile(r"[ \t]*")
 _ANY_SPACE = regex.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
+_MAX_ECHOES = 8
+_MAX_BLOB_TRIES = 64  # failed reads of JSON-looking lines that name no tool, per turn  # echoed blocks (and bare-paper candidates) looked past before a turn counts as hostile
 # A line opening like a label ("Result:", "Tool Output:") ends the lines that continue a bare input.
 _LABEL_LIKE = regex.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
 _PAPER_LINE = regex.compile(r"(?m)^[ \t>*]{0,6}([A-Za-z_][\w.\-]{0,40})\[")
@@ -387,6 +399,8 @@ class _Turn:
         self.budget = jsonish.Budget(strict=2 * len(text) + 65536)
         self.placeholder_err: Optional[_TurnError] = None  # an echoed format example, kept while a real step may follow
         self.skip_floor = 0  # end of the echoed observation(s) a turn may open with
+        self.echoes = 0  # echoed blocks skipped so far (bounded: a flood of them is not an echo)
+        self.blob_failures = 0  # JSON-looking lines that were not JSON (bounded, like echoes)
 
     # --- lines and labels ---------------------------------------------------------
     def line_end(self, i: int) -> int:
@@ -440,6 +454,17 @@ class _Turn:
         """Offsets of the lines from line start ``start`` that may open with a label
         (or, on request, hold a JSON action, be a fence, or be blank), in order.
 
+        With ``blobs`` (the walk) ``Thought:`` lines are not picked unless they may
+        hold JSON: a thought is prose, and ``thought()`` finds its labels in one pass.
+        """
+        return self._lines(start, blobs, fence, blank, _PICK3 if blobs else _PICK3_ALL,
+                           _PICK1 if blobs else _PICK1_ALL)
+
+    def _lines(self, start: int, blobs: bool, fence: bool, blank: bool, pick3: frozenset,
+               pick1: frozenset) -> Iterator[int]:
+        """Offsets of the lines from line start ``start`` that may open with a label
+        (or, on request, hold a JSON action, be a fence, or be blank), in order.
+
         A chunk at a time, ``split`` and a comprehension of C-level tests pick
         them, so the lines that cannot matter cost no Python work each.
         """
@@ -450,7 +475,8 @@ class _Turn:
             chunk_end = limit if cut < 0 else cut
             lines = text[chunk_start:chunk_end].split("\n")
             picked = [k for k, line in enumerate(lines)
-                      if line[:16].lstrip(_DECORATION_CHARS)[:1] in _LABEL_STARTS
+                      if (line[:16].lstrip(_DECORATION_CHARS)[:3].lower() in pick3
+                          or line[:16].lstrip(_DECORATION_CHARS)[:1] in pick1)
                       or (blobs and "{" in line
                           and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
                                or "{ " in line or "<tool_call>" in line))
@@ -559,7 +585,6 @@ class _Turn:
                     if kind in _TERMINATORS or (calls and kind != "action"):
                         return self.stop(calls, i)
                     if kind == "thought":
-                        self.thought_labels.append((i, cstart))
                         b = self.blob_start(cstart, le) if i >= self.blob_floor else -1
                         got = self.bare_blob(cstart, b, le) if b >= 0 else None  # "Thought: {"action": ...}"
                         if got is None:
@@ -607,8 +632,9 @@ class _Turn:
                     if self.first_start is None:
                         self.first_start = self.blob_line
             except _TurnError as err:
-                if err.code != "placeholder" or calls:
+                if err.code != "placeholder" or calls or self.echoes >= _MAX_ECHOES:
                     raise
+                self.echoes += 1
                 # an echoed format example ("Action: the action to take", {"action": "tool_name", ...}):
                 # remembered, and the real step may still follow it
                 if self.placeholder_err is None:
@@ -755,7 +781,9 @@ class _Turn:
     def bare_paper(self) -> Optional[_Reading]:
         """A line that is only ``Search[x]`` or ``Finish[x]``, with no label (the ReAct paper's own turns)."""
         text = self.text
-        for m in _PAPER_LINE.finditer(text, 0, self.limit, timeout=_TIMEOUT):
+        for k, m in enumerate(_PAPER_LINE.finditer(text, 0, self.limit, timeout=_TIMEOUT)):
+            if k >= _MAX_ECHOES:
+                return None
             name = m.group(1)
             known = self.ts.lookup(name) is not None if self.ts is not None else name in ("Search", "Lookup")
             if not (known or _is_final_name(name)):
@@ -780,6 +808,9 @@ class _Turn:
         input question``; neither ends the turn. Any other terminator does.
         """
         text = self.text
+        if self.echoes >= _MAX_ECHOES:
+            return None
+        self.echoes += 1
         if kind == "observation" and self.first_start is None and not text[self.skip_floor:i].strip():
             end = self.find_line(self.next_line(i))
             self.thought_labels.append((i, end))
@@ -1335,12 +1366,15 @@ class _Turn:
                 i = above
                 tagged = True
         actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit), timeout=_TIMEOUT) is not None
+        if not (actionish or tagged) and (self.blob_failures >= _MAX_BLOB_TRIES or not _opens_value(text, body, self.limit)):
+            return None  # "{" before a fence or a word: not a value; or too many tries already
         try:
             value, _vstart, end = self.structured(p)
         except jsonish.JsonishError as err:
             self.blob_floor = max(self.blob_floor, err.pos + 1)
             if actionish or tagged:
                 raise self.json_error(err, None) from None
+            self.blob_failures += 1
             return None
         if tagged:
             end = self.close_tag(end)
@@ -1368,17 +1402,18 @@ class _Turn:
         return answer, end
 
     def thought(self, stop: int) -> Optional[str]:
-        """The prose before ``stop`` with its ``Thought:`` labels removed."""
+        """The prose before ``stop``: skipped spans (echoes) cut out, ``Thought:`` labels removed."""
         pieces = []
         prev = 0
-        for line_start, content_start in self.thought_labels:
-            if line_start >= stop:
+        for start, end in sorted(self.thought_labels):
+            if start >= stop:
                 break
-            pieces.append(self.text[prev:line_start])
-            prev = content_start
+            if start > prev:
+                pieces.append(self.text[prev:start])
+            prev = max(prev, end)
         if prev < stop:
             pieces.append(self.text[prev:stop])
-        joined = "".join(pieces).strip()
+        joined = _THOUGHT_LABEL.sub("", "".join(pieces)).strip()
         return joined or None
 
 
@@ -1386,6 +1421,17 @@ class _Turn:
 def _has_text(text: str, start: int) -> bool:
     """Whether anything but whitespace follows ``start`` (without copying the tail)."""
     return _ANY_SPACE.match(text, start).end() < len(text)
+
+
+def _opens_value(text: str, pos: int, limit: int) -> bool:
+    """Whether the ``{`` or ``[`` at ``pos`` can open a JSON-ish value (judged by the next visible character)."""
+    q = _NON_SPACE.match(text, pos + 1, min(limit, pos + 200)).end()
+    if q >= min(limit, pos + 200):
+        return q < limit
+    c = text[q]
+    if text[pos] == "{":
+        return c in "\"'\u201c}" or c.isalnum() or c == "_"
+    return c in "{[\"'\u201c]-" or c.isalnum()
 
 
 def _midline_stop(text: str, p: int, le: int) -> int:
@@ -1501,7 +1547,7 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
         return None
     if isinstance(value, list):
         out: list = []
-        for item in value:
+        for item in value[:MAX_ACTIONS + 1]:  # more than the cap are dropped (too_many_actions) unread
             got = _calls_from_json(item, ts, labelled=labelled, depth=depth + 1)
             if isinstance(got, tuple) and len(value) == 1:
                 return got
