@@ -28,7 +28,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-import regex
+import re
 
 MAX_DEPTH = 64
 LENIENT_ITEMS = 5_000
@@ -42,17 +42,17 @@ value (a label line such as ``Observation:`` or a closing code fence)."""
 _STRICT = json.JSONDecoder(strict=False)
 _SMALL_WINDOW = 512
 _FAST_WINDOW = 8192
-_WS = regex.compile(r"[\s\u3000]*")
-_DQ_CHUNK = regex.compile(r'[^"\\]*')
-_SQ_CHUNK = regex.compile(r"[^'\\]*")
-_SMART_CHUNK = regex.compile(r"[^\u201d\\]*")
-_JSON_STRING = regex.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_BRACKET = regex.compile(r"[\[\]{}]")
-_CALL_ATOM_CHUNK = regex.compile(r"[^,()\[\]{}\n]*")
+_WS = re.compile(r"[\s\u3000]*")
+_DQ_CHUNK = re.compile(r'[^"\\]*')
+_SQ_CHUNK = re.compile(r"[^'\\]*")
+_SMART_CHUNK = re.compile(r"[^\u201d\\]*")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+_CALL_ATOM_CHUNK = re.compile(r"[^,()\[\]{}\n]*")
 _QUOTES = "\"'\u201c"
-_IDENT = regex.compile(r"[^\W\d][\w$\-]*")
-_KEYWORD = regex.compile(r"([^\W\d]\w*)[ \t]*(=(?!=)|:(?!=))")
-_JSON_ATOM_END = regex.compile(r"[^,}\]\n\uff0c]*")
+_IDENT = re.compile(r"[^\W\d][\w$\-]*")
+_KEYWORD = re.compile(r"([^\W\d]\w*)[ \t]*(=(?!=)|:(?!=))")
+_JSON_ATOM_END = re.compile(r"[^,}\]\n\uff0c]*")
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
 _LITERALS = {"true": True, "false": False, "null": None}
 _PY_LITERALS = {"True": True, "False": False, "None": None}

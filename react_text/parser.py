@@ -94,10 +94,11 @@ _LABEL_KINDS = (
     ("question", r"question|new[ _]question|human|user|问题"),
 )
 _DECORATION = r"[ \t>#*_\-]{0,12}"
+_DECORATION_CHARS = " \t>#*_-"
 _AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
-_LABEL = regex.compile(
-    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:[*_]{1,3}(?=[ \t]|$))?",
-    regex.IGNORECASE,
+_LABEL = re.compile(
+    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?",
+    re.IGNORECASE,
 )
 _LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU[行动操思想观结问最答输参")
 # First three letters (lowercased) of every label, and first characters of the Chinese ones,
@@ -107,32 +108,34 @@ _PICK3_ALL = frozenset({"act", "too", "arg", "inp", "fin", "ans", "obs", "que", 
 _PICK3 = _PICK3_ALL - {"tho", "thi", "[th"}
 _PICK1_ALL = frozenset("行动操思想观结问最答输参")
 _PICK1 = _PICK1_ALL - set("思想")
-_THOUGHT_LABEL = regex.compile(
-    "(?m)^" + _DECORATION + "(?:thoughts|thought|thinking|思考|想法)" + _AFTER_WORD + r"(?:[*_]{1,3}(?=[ \t]|$))?[ \t]?",
-    regex.IGNORECASE)
-_BRACKET_LABEL = regex.compile(
+# Characters a picked line can start with: decoration, blanks, and the first letters of labels.
+_FIRST = frozenset(_DECORATION_CHARS) | {"", "\r", "\v", "\f", "\u3000"} | frozenset("aAtToOqQfFiIhHuUnN[") | _PICK1_ALL
+_FIRST_FENCE = _FIRST | {"`"}
+_THOUGHT_LABEL = re.compile(
+    "(?m)^" + _DECORATION + "(?:thoughts|thought|thinking|思考|想法)" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?[ \t]?",
+    re.IGNORECASE)
+_BRACKET_LABEL = re.compile(
     _DECORATION + r"\[[ \t]{0,2}(final[ _\-]?answer|action|thought|observation|question)[ \t]{0,2}\][ \t]{0,4}:?",
-    regex.IGNORECASE)
+    re.IGNORECASE)
 _BRACKET_KINDS = {"finalanswer": "final", "action": "action", "thought": "thought", "observation": "observation",
                   "question": "question"}
-_DECORATION_CHARS = " \t>#*_-"
 _BLOB_HEADS = frozenset("{[`")
-_CHUNK = 32768
-_NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
-_BLANKS = regex.compile(r"[ \t]*")
-_ANY_SPACE = regex.compile(r"\s*")
+_CHUNK = 8192
+_NON_SPACE = re.compile(r"[ \t\r\n\f\v]*")
+_BLANKS = re.compile(r"[ \t]*")
+_ANY_SPACE = re.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
 _MAX_ECHOES = 8
 _MAX_BLOB_TRIES = 64  # failed reads of JSON-looking lines that name no tool, per turn  # echoed blocks (and bare-paper candidates) looked past before a turn counts as hostile
 # A line opening like a label ("Result:", "Tool Output:") ends the lines that continue a bare input.
-_LABEL_LIKE = regex.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
+_LABEL_LIKE = re.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
 _PAPER_LINE = regex.compile(r"(?m)^[ \t>*]{0,6}([A-Za-z_][\w.\-]{0,40})\[")
 _LABEL_WORDS = ("observation", "thought", "question", "final answer", "action", "action input")
 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
 _MIDLINE_WORDS = ("Observation", "observation", "OBSERVATION", "Obs:", "Thought", "thought", "Final Answer",
                   "final answer", "Question", "观察", "思考", "最终答案")
-_MIDLINE_AFTER = regex.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
+_MIDLINE_AFTER = re.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
 _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 # An object (or a list of them) whose first key names a tool: '{"action":', "[{'name':".
 _ACTIONISH = regex.compile(
@@ -141,14 +144,14 @@ _ACTIONISH = regex.compile(
     regex.IGNORECASE,
 )
 _IDENT = regex.compile(r"[^\W\d][\w.\-]*")
-_SNAKE = regex.compile(r"[a-z][a-z0-9]{0,40}(?:[_.][a-z0-9]{1,40}){1,8}")
+_SNAKE = re.compile(r"[a-z][a-z0-9]{0,40}(?:[_.][a-z0-9]{1,40}){1,8}")
 # A tool name of a few words (crewAI: "Ask question to coworker"), read without tools=
 _WORDS_NAME = regex.compile(r"[^\W\d][\w\-]{0,30}(?: [^\W\d][\w\-]{0,30}){1,5}")
 _SENTENCE_WORDS = frozenset({"i", "i'll", "we", "you", "me", "my", "let", "let's", "lets", "will", "should", "need",
                              "must", "going", "can", "could", "would", "am", "is", "are", "now", "first", "then",
                              "it", "them", "this", "that", "these", "those", "they", "he", "she", "us", "our",
                              "your", "his", "her", "final", "answer", "observation", "thought", "input"})
-_SEPARATORS = regex.compile(r"[\s_\-]+")
+_SEPARATORS = re.compile(r"[\s_\-]+")
 _NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
 _NO_TOOL_WORDS = frozenset({"none", "n/a", "na", "null", "nothing", "no action", "no tool", "无"})
 
@@ -471,17 +474,24 @@ class _Turn:
         text, limit = self.text, self.limit
         chunk_start = start
         while chunk_start < limit:
+            if blobs and self.blob_failures >= _MAX_BLOB_TRIES:
+                blobs = False  # a flood of JSON-looking lines: from here on only labels are read
             cut = text.find("\n", min(chunk_start + _CHUNK, limit), limit)
             chunk_end = limit if cut < 0 else cut
             lines = text[chunk_start:chunk_end].split("\n")
-            picked = [k for k, line in enumerate(lines)
-                      if (line[:16].lstrip(_DECORATION_CHARS)[:3].lower() in pick3
-                          or line[:16].lstrip(_DECORATION_CHARS)[:1] in pick1)
-                      or (blobs and "{" in line
-                          and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
-                               or "{ " in line or "<tool_call>" in line))
-                      or (fence and line[:16].lstrip()[:3] == "```")
-                      or (blank and not line.strip())]
+            if blobs:
+                picked = [k for k, line in enumerate(lines)
+                          if ((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in pick3 or h[:1] in pick1)
+                          or ("{" in line
+                              and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
+                                   or "{ " in line or "<tool_call>" in line))]
+            else:  # the first character rules most lines out before any other test
+                first = _FIRST_FENCE if fence else _FIRST
+                picked = [k for k, line in enumerate(lines)
+                          if line[:1] in first
+                          and (((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in pick3 or h[:1] in pick1)
+                               or (fence and line[:16].lstrip()[:3] == "```")
+                               or (blank and not line.strip()))]
             line_no, offset = 0, chunk_start
             for k in picked:
                 offset += sum(map(len, lines[line_no:k])) + (k - line_no)
@@ -1367,6 +1377,7 @@ class _Turn:
                 tagged = True
         actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit), timeout=_TIMEOUT) is not None
         if not (actionish or tagged) and (self.blob_failures >= _MAX_BLOB_TRIES or not _opens_value(text, body, self.limit)):
+            self.blob_failures += 1
             return None  # "{" before a fence or a word: not a value; or too many tries already
         try:
             value, _vstart, end = self.structured(p)
