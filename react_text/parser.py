@@ -675,11 +675,14 @@ class _Turn:
     def same_line_calls(self, calls: list[_Call]) -> None:
         """More JSON calls written right after the last one on its line: ``{...} {...}``."""
         text = self.text
-        while len(calls) < MAX_ACTIONS:
+        while True:
             end = calls[-1].end
             le = self.line_end(end)
             b = self.first_char(end, le)
             if b >= le or text[b] != "{" or _ACTIONISH.match(text, b, min(b + 200, self.limit), timeout=_TIMEOUT) is None:
+                return
+            if len(calls) >= MAX_ACTIONS:
+                self.add("too_many_actions")
                 return
             try:
                 more = self.bare_blob(b, b, le)
