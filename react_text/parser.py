@@ -135,6 +135,8 @@ _LABEL_WORDS = ("observation", "thought", "question", "final answer", "action", 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
 _MIDLINE_WORDS = ("Observation", "observation", "OBSERVATION", "Obs:", "Thought", "thought", "Final Answer",
                   "final answer", "Question", "观察", "思考", "最终答案")
+_MIDLINE_RE = re.compile("|".join(map(re.escape, _MIDLINE_WORDS)))
+_INLINE_INPUT = re.compile("Action Input|action input|Action input|ACTION INPUT|Action_Input|action_input")
 _MIDLINE_AFTER = re.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
 _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 # An object (or a list of them) whose first key names a tool: '{"action":', "[{'name':".
@@ -678,6 +680,8 @@ class _Turn:
         while True:
             end = calls[-1].end
             le = self.line_end(end)
+            if text.find("{", end, le) < 0:
+                return
             b = self.first_char(end, le)
             if b >= le or text[b] != "{" or _ACTIONISH.match(text, b, min(b + 200, self.limit), timeout=_TIMEOUT) is None:
                 return
@@ -1148,6 +1152,8 @@ class _Turn:
     def call_wrapper(self, p: int, le: int) -> Optional[tuple[Union[dict, str], int]]:
         """``QueryEngineTool({"a": 1})``: a made-up call around a JSON object; the object is the input."""
         text = self.text
+        if text.find("(", p, le) < 0:
+            return None
         m = _IDENT.match(text, p, le)
         if m is None or not text.startswith("(", m.end()):
             return None
@@ -1450,28 +1456,23 @@ def _opens_value(text: str, pos: int, limit: int) -> bool:
 
 def _midline_stop(text: str, p: int, le: int) -> int:
     """Where a terminator label written mid-line cuts a bare input (``le`` if none)."""
-    stop = le
-    for word in _MIDLINE_WORDS:
-        k = text.find(word, p, stop)
-        tries = 0
-        while k >= 0 and tries < 8:
-            after = k + len(word)
-            if (k == p or not text[k - 1].isalnum()) and (word.endswith(":") or _MIDLINE_AFTER.match(text, after, le)):
-                stop = k
-                break
-            k = text.find(word, after, stop)
-            tries += 1
-    return stop
+    for tries, m in enumerate(_MIDLINE_RE.finditer(text, p, le)):
+        if tries >= 16:
+            break
+        k = m.start()
+        if (k == p or not text[k - 1].isalnum()) and (m.group().endswith(":") or _MIDLINE_AFTER.match(text, m.end(), le)):
+            return k
+    return le
 
 
 def _inline_input_label(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
     """(end of the name, start of the input) when an action line also holds ``Action Input:``."""
-    for word in ("Action Input", "action input", "Action input", "ACTION INPUT", "Action_Input", "action_input"):
-        k = text.find(word, start, end)
-        if k > start:
-            m = _MIDLINE_AFTER.match(text, k + len(word), end)
-            if m is not None:
-                return k, _NON_SPACE.match(text, m.end(), end).end()
+    for tries, w in enumerate(_INLINE_INPUT.finditer(text, start + 1, end)):
+        if tries >= 8:
+            break
+        m = _MIDLINE_AFTER.match(text, w.end(), end)
+        if m is not None:
+            return w.start(), _NON_SPACE.match(text, m.end(), end).end()
     return None
 
 
