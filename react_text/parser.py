@@ -2,16 +2,25 @@
 
 ``parse(text, tools=None, *, prose="error") -> Step`` is pure and never raises
 for any ``str``. It reads LangChain style (``Action:`` / ``Action Input:``),
-calls (``Act: search(query="x")``), the paper's ``Search[x]`` / ``Finish[x]``,
-JSON blobs in every common key convention (bare, fenced, in prose, in
-``<tool_call>`` tags), Chinese labels, and the sloppy variants small models
-write. Labels count only at the start of a line (after optional markdown
-decoration), so "Action" inside a thought is prose.
+calls (``Act: search(query="x")``), the paper's ``Search[x]`` / ``Finish[x]``
+(labelled or alone on a line), JSON blobs in every common key convention
+(bare, fenced, in prose, in ``<tool_call>`` tags, ModelScope's ``api_name`` /
+``parameters``), Semantic Kernel's ``[ACTION]`` / ``[FINAL ANSWER]`` with
+``action_variables``, LangChain's XML agent (``<tool>``, ``<tool_input>``,
+``<final_answer>``), Haystack's ``Tool:`` / ``Tool Input:``, Chinese labels,
+and the sloppy variants small models write. Labels count only at the start of
+a line (after optional markdown decoration), so "Action" inside a thought is
+prose. A bare input runs on over its following lines up to a blank line or a
+label line.
 
 Trust: nothing after the first action's input is trusted. A made-up
 ``Observation:``, a later ``Final Answer:`` or a new ``Question:`` is cut off
 at ``Step.end`` (repair ``dropped_tail``); several actions written back to
-back, before any observation, all come back in order.
+back, before any observation, all come back in order. Two echoes are looked
+past: an ``Observation:`` the turn opens with (the model repeating the last
+result), and the prompt's format example (``Action: the action to take``,
+``{"action": "tool_name", ...}``) when a real step follows it; an echo alone
+is an error. When in doubt the answer is an error, never a guess.
 
 Error codes (``Step.error.code``; stable, the message is written for the model
 and shows the line it should write):
@@ -37,7 +46,14 @@ Repairs (``Step.repairs``) name what had to be mended: ``dropped_tail``,
 under ``Action:`` without ``Action Input:``), ``extra_brace``,
 ``arguments_string_decoded``, ``positional_args``, ``raw_arguments``,
 ``closed_brackets``, ``dropped_truncated_action``, ``prose_as_final``,
-``too_many_actions``, plus the JSON repairs of ``react_text.jsonish``.
+``too_many_actions``, ``emphasis`` (``**x**`` around an input),
+``call_wrapper`` (``QueryEngineTool({...})``), ``tool_description``
+(``Action: add (add two numbers)`` over an input line), ``unlabeled_action``
+(a bare ``Search[x]`` line), plus the JSON repairs of ``react_text.jsonish``.
+
+Cost: linear in the turn, and bounded on hostile input: JSON-looking lines
+that are not JSON, echoed blocks and lenient JSON reading each have a per-turn
+budget (``bench/parser_bench.py`` checks < 0.1 s of CPU per MB).
 """
 
 from __future__ import annotations
