@@ -65,7 +65,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
-import regex
 
 from . import feedback, jsonish
 from .types import Action, FormatError, Step
@@ -91,11 +90,8 @@ MAX_ACTIONS = 32
 _MAX_NAME = 100  # longer "tool names" are sentences: no folding or fuzzy matching on them
 # Linear time comes from the design: lines are found with str.find, every
 # pattern is anchored with bounded, un-nested quantifiers or is a single
-# character class, and JSON nesting is capped. The regex timeout below is only
-# a last guard on the few multi-part patterns (a TimeoutError would surface as
-# the ``internal`` error); the per-line label match skips it, since it costs
-# more than the match itself and that pattern is constant-time by construction.
-_TIMEOUT = 0.25
+# character class, and JSON nesting is capped. (No regex timeout: its clock
+# checks cost far more than these matches, up to milliseconds a call.)
 
 # --- labels -----------------------------------------------------------------------
 # Labels are matched only at a line start. Every quantifier is bounded and none
@@ -145,7 +141,7 @@ _MAX_ECHOES = 8
 _MAX_BLOB_TRIES = 64  # failed reads of JSON-looking lines that name no tool, per turn  # echoed blocks (and bare-paper candidates) looked past before a turn counts as hostile
 # A line opening like a label ("Result:", "Tool Output:") ends the lines that continue a bare input.
 _LABEL_LIKE = re.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
-_PAPER_LINE = regex.compile(r"(?m)^[ \t>*]{0,6}([A-Za-z_][\w.\-]{0,40})\[")
+_PAPER_LINE = re.compile(r"(?m)^[ \t>*]{0,6}([A-Za-z_][\w.\-]{0,40})\[")
 _LABEL_WORDS = ("observation", "thought", "question", "final answer", "action", "action input")
 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
@@ -156,15 +152,15 @@ _INLINE_INPUT = re.compile("Action Input|action input|Action input|ACTION INPUT|
 _MIDLINE_AFTER = re.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
 _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 # An object (or a list of them) whose first key names a tool: '{"action":', "[{'name':".
-_ACTIONISH = regex.compile(
+_ACTIONISH = re.compile(
     r"[\{\[][ \t\r\n]{0,40}(?:\{[ \t\r\n]{0,40})?[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
     r"final_answer|api_name)[\"']?[ \t]{0,4}[:：]",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
-_IDENT = regex.compile(r"[^\W\d][\w.\-]*")
+_IDENT = re.compile(r"[^\W\d][\w.\-]*")
 _SNAKE = re.compile(r"[a-z][a-z0-9]{0,40}(?:[_.][a-z0-9]{1,40}){1,8}")
 # A tool name of a few words (crewAI: "Ask question to coworker"), read without tools=
-_WORDS_NAME = regex.compile(r"[^\W\d][\w\-]{0,30}(?: [^\W\d][\w\-]{0,30}){1,5}")
+_WORDS_NAME = re.compile(r"[^\W\d][\w\-]{0,30}(?: [^\W\d][\w\-]{0,30}){1,5}")
 _SENTENCE_WORDS = frozenset({"i", "i'll", "we", "you", "me", "my", "let", "let's", "lets", "will", "should", "need",
                              "must", "going", "can", "could", "would", "am", "is", "are", "now", "first", "then",
                              "it", "them", "this", "that", "these", "those", "they", "he", "she", "us", "our",
@@ -192,7 +188,7 @@ _PLACEHOLDER_NAMES = frozenset({"toolname", "actionname", "functionname", "nameo
 # Whole-value placeholder shapes: "...", "$JSON_BLOB", "<tool>", "<tool>(<arguments>)",
 # "{tool_names}", "[search, calculator]". Single character classes between fixed
 # delimiters, so a match cannot backtrack.
-_PLACEHOLDER_FORMS = regex.compile(
+_PLACEHOLDER_FORMS = re.compile(
     r"\.{2,400}|…{1,400}|\$[A-Z_]{2,40}|<[^<>\n]{1,40}>|<[^<>\n]{1,40}>\(<[^<>\n]{1,40}>\)"
     r"|\{[A-Za-z_]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
@@ -206,7 +202,7 @@ def _is_placeholder(value: str) -> bool:
     s = value.strip().strip("`\"'*").strip()
     if not s:
         return False
-    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s, timeout=_TIMEOUT):
+    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s):
         return True
     return _PLACEHOLDER_PHRASE.match(s) is not None  # echoed instructions start with the phrase
 
@@ -347,7 +343,7 @@ def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]
     ts = _toolset(tools)
     cleaned = _clean_name(name)
     if ts is None:
-        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None
+        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None
         return (cleaned if ok else None), None
     found = ts.lookup(cleaned) if cleaned else None
     if found is not None:
@@ -545,7 +541,7 @@ class _Turn:
         k = text.find("{", p, le)
         tries = 0
         while k >= 0 and tries < 4:
-            if _ACTIONISH.match(text, k, min(k + 200, self.limit), timeout=_TIMEOUT):
+            if _ACTIONISH.match(text, k, min(k + 200, self.limit)):
                 return k
             k = text.find("{", k + 1, le)
             tries += 1
@@ -699,7 +695,7 @@ class _Turn:
             if text.find("{", end, le) < 0:
                 return
             b = self.first_char(end, le)
-            if b >= le or text[b] != "{" or _ACTIONISH.match(text, b, min(b + 200, self.limit), timeout=_TIMEOUT) is None:
+            if b >= le or text[b] != "{" or _ACTIONISH.match(text, b, min(b + 200, self.limit)) is None:
                 return
             if len(calls) >= MAX_ACTIONS:
                 self.add("too_many_actions")
@@ -814,7 +810,7 @@ class _Turn:
     def bare_paper(self) -> Optional[_Reading]:
         """A line that is only ``Search[x]`` or ``Finish[x]``, with no label (the ReAct paper's own turns)."""
         text = self.text
-        for k, m in enumerate(_PAPER_LINE.finditer(text, 0, self.limit, timeout=_TIMEOUT)):
+        for k, m in enumerate(_PAPER_LINE.finditer(text, 0, self.limit)):
             if k >= _MAX_ECHOES:
                 return None
             name = m.group(1)
@@ -1001,7 +997,7 @@ class _Turn:
         cleaned = _clean_name(name_raw)
         if not cleaned or len(cleaned) > 100:
             return False
-        if _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None or _is_final_name(cleaned):
+        if _IDENT.fullmatch(cleaned) is not None or _is_final_name(cleaned):
             return True
         return self.ts is not None and self.ts.lookup(cleaned) is not None
 
@@ -1062,9 +1058,9 @@ class _Turn:
             shown = cleaned or name
             message = feedback.unknown_tool(self.voice, shown, self.ts.suggest(shown), args)
             raise _TurnError("unknown_tool", message, end)
-        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None:
+        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None:
             return cleaned
-        if (args is not None and len(cleaned) <= 64 and _WORDS_NAME.fullmatch(cleaned, timeout=_TIMEOUT) is not None
+        if (args is not None and len(cleaned) <= 64 and _WORDS_NAME.fullmatch(cleaned) is not None
                 and not _SENTENCE_WORDS.intersection(cleaned.casefold().split())):
             return cleaned  # a name of words, with its input: crewAI's "Ask question to coworker"
         raise _TurnError("no_action", feedback.not_a_name(self.voice, name), end)
@@ -1400,7 +1396,7 @@ class _Turn:
             elif line_above == "<tool_call>":
                 i = above
                 tagged = True
-        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit), timeout=_TIMEOUT) is not None
+        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit)) is not None
         if not (actionish or tagged) and (self.blob_failures >= _MAX_BLOB_TRIES or not _opens_value(text, body, self.limit)):
             self.blob_failures += 1
             return None  # "{" before a fence or a word: not a value; or too many tries already
