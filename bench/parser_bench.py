@@ -5,16 +5,17 @@
 
 (a) ordinary turns per second: every case in the cases file, parsed with its
     tools, in passes of about a second; best pass of ``--runs``.
-(b) seconds for each adversarial input of issue 2 (1 MB each; best of
-    ``--runs``). A few extra shapes from the peer comparison are shown too.
+(b) seconds per MB for each hostile input: the shapes of issue 2, the 13
+    shapes of the issue 11 audit (floods of one construct each, about 1 MB),
+    and a few more from the peer comparison; best of ``--runs``.
 
 Both CPU time (``time.process_time``) and wall time are printed. The targets
 are judged on CPU time: the machine is shared by several jobs, and wall time
 there mostly measures waiting for a core, which says nothing about the code
 (on an idle machine the two agree).
 
-Exits 1 when a target is missed: at least 20,000 turns/s, and every
-adversarial input of the issue under 0.1 s.
+Exits 1 when a target is missed: at least 50,000 turns/s, and every hostile
+input under 0.1 s of CPU per MB (so the work stays linear and cheap).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 from react_text.parser import parse  # noqa: E402
 
 MB = 1_000_000
-TURNS_PER_S_TARGET = 20_000
-ADVERSARIAL_TARGET_S = 0.1
+TURNS_PER_S_TARGET = 50_000
+ADVERSARIAL_TARGET_S = 0.1  # per MB
 TOOLS = ["search", "calculator"]
 
 
@@ -64,7 +65,25 @@ ISSUE_INPUTS: dict[str, Callable[[], str]] = {
     "100k nested brackets": lambda: "[" * 100_000 + "]" * 100_000,
 }
 
-# More shapes from the peers' adversarial set: reported, no target.
+# The hostile shapes of the issue 11 audit, about 1 MB each.
+N = MB // 4
+ISSUE11_INPUTS: dict[str, Callable[[], str]] = {
+    "action_input list [1,1,...]": lambda: '{"action":"search","action_input":[' + "1," * (MB // 2) + "1]}",
+    "action_input list, unclosed": lambda: '{"action":"search","action_input":[' + "1," * (MB // 2),
+    "'```{' lines": lambda: "```{\n" * (MB // 5),
+    "unclosed search(a=1, a=1, ...": lambda: "Act: search(" + "a=1, " * (MB // 5),
+    "unquoted keys {a: 1, a: 1, ...": lambda: '{"action": "search", "action_input": {' + "a: 1, " * (MB // 6) + "}}",
+    "JSON list of 27k calls": lambda: "[" + ",".join(['{"name": "search", "arguments": {"q": "x"}}'] * (MB // 37)) + "]",
+    "tool_calls array of 27k": lambda: '{"tool_calls": [' + ",".join(['{"name": "search", "arguments": {}}'] * (MB // 36)) + "]}",
+    "Observation lines": lambda: "Observation: x\n" * (MB // 15),
+    "placeholder action lines": lambda: "Action: the action to take\n" * (MB // 27),
+    "Question placeholder lines": lambda: "Question: the input question\n" * (MB // 29),
+    "Search[ lines": lambda: "Foo[x]\n" * (MB // 7),
+    "bare input + 1 MB of lines": lambda: "Action: search\nAction Input: x\n" + "more text\n" * (MB // 10),
+    "'<tool>' tags": lambda: "<tool>search</tool>" * (MB // 19),
+}
+
+# More shapes from the peers' adversarial set.
 EXTRA_INPUTS: dict[str, Callable[[], str]] = {
     "'Action:' lines, 1 MB": lambda: "Action:\n" * (MB // 8),
     "Action/Input pairs x100k": lambda: "Action: search\nAction Input: q\n" * 100_000,
@@ -125,21 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(a) ordinary turns over {len(cases)} cases: {cpu_rate:,.0f} turns/s of CPU time "
           f"({wall_rate:,.0f}/s wall); target >= {TURNS_PER_S_TARGET:,}: {'ok' if ok else 'MISSED'}")
     print()
-    print(f"(b) adversarial inputs, best of {args.runs}; target < {ADVERSARIAL_TARGET_S} s of CPU each")
-    print(f"| {'input':<28} | {'size':>8} | {'cpu s':>8} | {'wall s':>8} | {'result':<14} | target |")
-    print(f"|{'-' * 30}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 16}|--------|")
-    for table, targeted in ((ISSUE_INPUTS, True), (EXTRA_INPUTS, False)):
+    print(f"(b) hostile inputs, best of {args.runs}; target < {ADVERSARIAL_TARGET_S} s of CPU per MB")
+    print(f"| {'input':<32} | {'size':>8} | {'cpu s':>8} | {'wall s':>8} | {'cpu s/MB':>8} | {'result':<14} | target |")
+    print(f"|{'-' * 34}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 16}|--------|")
+    for table in (ISSUE_INPUTS, ISSUE11_INPUTS, EXTRA_INPUTS):
         for name, make in table.items():
             text = make()
             cpu, wall, outcome = seconds(text, args.runs)
-            size = f"{len(text.encode('utf-8')) / MB:.2f} MB"
-            if targeted:
-                ok = cpu < ADVERSARIAL_TARGET_S
-                failed |= not ok
-                verdict = "ok" if ok else "MISSED"
-            else:
-                verdict = "-"
-            print(f"| {name:<28} | {size:>8} | {cpu:8.4f} | {wall:8.4f} | {outcome:<14} | {verdict:<6} |")
+            mb = len(text.encode("utf-8")) / MB
+            per_mb = cpu / max(mb, 1e-9)
+            ok = per_mb < ADVERSARIAL_TARGET_S
+            failed |= not ok
+            print(f"| {name:<32} | {mb:5.2f} MB | {cpu:8.4f} | {wall:8.4f} | {per_mb:8.4f} | {outcome:<14} | "
+                  f"{'ok' if ok else 'MISSED':<6} |")
     print()
     print("all targets met" if not failed else "TARGET MISSED")
     return 1 if failed else 0

@@ -14,7 +14,12 @@ chunks skipped with single-quantifier regexes, nesting capped by ``max_depth``
 Repairs reported: ``single_quotes``, ``smart_quotes``, ``python_literals``,
 ``trailing_comma``, ``comments``, ``unquoted_keys``, ``unquoted_value``,
 ``fullwidth_punctuation``, ``closed_braces`` / ``closed_parens`` (closed at the
-end of the text or before a label line), ``colon_keyword`` (``f(query: "x")``).
+end of the text or before a label line), ``colon_keyword`` (``f(query: "x")``),
+``missing_colon`` / ``missing_comma`` (``{"a" "x" "b": "y"}``), ``python_tuples``.
+
+Work is bounded whatever the input: strict JSON runs in C; the lenient reader
+spends at most ``Budget.items`` container entries per turn (shared by every
+read of that turn through one ``Budget``) and then fails with ``too_long``.
 """
 
 from __future__ import annotations
@@ -23,23 +28,31 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-import regex
+import re
 
 MAX_DEPTH = 64
+LENIENT_ITEMS = 5_000
+"""Container entries the lenient reader may read per ``Budget`` (a turn): far more
+than any real tool call holds, few enough that hostile input stays cheap."""
 
 Boundary = Callable[[str, int], bool]
 """``boundary(text, line_start)`` is True when the line starting there ends the
 value (a label line such as ``Observation:`` or a closing code fence)."""
 
 _STRICT = json.JSONDecoder(strict=False)
+_SMALL_WINDOW = 512
 _FAST_WINDOW = 8192
-_WS = regex.compile(r"[\s\u3000]*")
-_DQ_CHUNK = regex.compile(r'[^"\\]*')
-_SQ_CHUNK = regex.compile(r"[^'\\]*")
-_SMART_CHUNK = regex.compile(r"[^\u201d\\]*")
-_IDENT = regex.compile(r"[^\W\d][\w$\-]*")
-_KEYWORD = regex.compile(r"([^\W\d]\w*)[ \t]*(=(?!=)|:(?!=))")
-_JSON_ATOM_END = regex.compile(r"[^,}\]\n\uff0c]*")
+_WS = re.compile(r"[\s\u3000]*")
+_DQ_CHUNK = re.compile(r'[^"\\]*')
+_SQ_CHUNK = re.compile(r"[^'\\]*")
+_SMART_CHUNK = re.compile(r"[^\u201d\\]*")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+_CALL_ATOM_CHUNK = re.compile(r"[^,()\[\]{}\n]*")
+_QUOTES = "\"'\u201c"
+_IDENT = re.compile(r"[^\W\d][\w$\-]*")
+_KEYWORD = re.compile(r"([^\W\d]\w*)[ \t]*(=(?!=)|:(?!=))")
+_JSON_ATOM_END = re.compile(r"[^,}\]\n\uff0c]*")
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
 _LITERALS = {"true": True, "false": False, "null": None}
 _PY_LITERALS = {"True": True, "False": False, "None": None}
@@ -53,7 +66,8 @@ class JsonishError(ValueError):
     """The text is not a value a person would read.
 
     ``code`` is ``truncated`` (the text ends inside a string or before a value
-    was complete), ``too_deep`` (nesting beyond the cap) or ``syntax``;
+    was complete), ``too_deep`` (nesting beyond the cap), ``too_long`` (the
+    turn's reading budget is spent) or ``syntax``;
     ``pos`` is the offset where reading stopped.
     """
 
@@ -62,6 +76,17 @@ class JsonishError(ValueError):
         self.code = code
         self.message = message
         self.pos = pos
+
+
+class Budget:
+    """What one turn may still spend on reading: lenient container entries and
+    characters decoded strictly beyond the first window (both linear in the turn)."""
+
+    __slots__ = ("items", "strict")
+
+    def __init__(self, items: int = LENIENT_ITEMS, strict: int = 1 << 62) -> None:
+        self.items = items
+        self.strict = strict
 
 
 @dataclass(frozen=True)
@@ -104,16 +129,22 @@ def _number(raw: str) -> Optional[Any]:
 class _Reader:
     """Recursive-descent reader over ``text`` with a depth cap; state is the cursor."""
 
-    __slots__ = ("text", "n", "pos", "repairs", "boundary", "max_depth")
+    __slots__ = ("text", "n", "pos", "repairs", "boundary", "max_depth", "budget")
 
     def __init__(self, text: str, pos: int, boundary: Optional[Boundary], max_depth: int,
-                 stop: Optional[int] = None) -> None:
+                 stop: Optional[int] = None, budget: Optional[Budget] = None) -> None:
         self.text = text
         self.n = len(text) if stop is None else min(stop, len(text))
         self.pos = pos
         self.repairs: set[str] = set()
         self.boundary = boundary
         self.max_depth = max_depth
+        self.budget = budget if budget is not None else Budget()
+
+    def spend(self) -> None:
+        self.budget.items -= 1
+        if self.budget.items < 0:
+            raise self.fail("too_long", "too long to read leniently")
 
     # --- low level -------------------------------------------------------
     def fail(self, code: str, message: str) -> JsonishError:
@@ -167,7 +198,22 @@ class _Reader:
             return self.arr(depth + 1)
         if c == '"' or c == "'" or c == "\u201c":
             return self.string(c)
+        if c == "(":
+            start, repairs = self.pos, set(self.repairs)
+            try:
+                return self.tup(depth + 1)
+            except JsonishError as err:
+                if not call or err.code in ("too_long", "too_deep"):
+                    raise
+                self.pos, self.repairs = start, repairs  # "(1+2)*3": an expression, kept as text
         return self.atom(call)
+
+    def tup(self, depth: int) -> list:
+        """A Python tuple, read as a list."""
+        out: list = []
+        self.container(depth, ")", "tuple", lambda: out.append(self.value(depth, call=True)), lambda: bool(out))
+        self.repairs.add("python_tuples")
+        return out
 
     def string(self, quote: str) -> str:
         text, n = self.text, self.n
@@ -264,11 +310,14 @@ class _Reader:
             if self.pos >= self.n:
                 raise self.fail("truncated", "the text ends after a key")
             c = self.text[self.pos]
-            if c not in _COLONS:
-                raise self.fail("syntax", f"expected ':' after key {key!r}")
-            if c != ":":
-                self.repairs.add("fullwidth_punctuation")
-            self.pos += 1
+            if c in _QUOTES and self.text[self.pos - 1] in " \t":
+                self.repairs.add("missing_colon")  # {"task" "Research"}
+            else:
+                if c not in _COLONS:
+                    raise self.fail("syntax", f"expected ':' after key {key!r}")
+                if c != ":":
+                    self.repairs.add("fullwidth_punctuation")
+                self.pos += 1
             out[key] = self.value(depth)
 
         self.container(depth, "}", "object", entry, lambda: bool(out))
@@ -289,6 +338,7 @@ class _Reader:
         if depth > self.max_depth:
             raise self.fail("too_deep", f"nested deeper than {self.max_depth} levels")
         article = "an" if noun == "object" else "a"
+        spend = self.spend
         text = self.text
         self.pos += 1
         need_sep = False
@@ -319,9 +369,13 @@ class _Reader:
                     self.repairs.add("closed_braces")
                     self.pos = last_end
                     return
-                raise self.fail("syntax", f"expected ',' or '{close}' but found {c!r}")
-            if crossed and (has_items() or after_comma) and self.at_boundary():
+                if c in _QUOTES and not crossed and text[self.pos - 1] in " \t":
+                    self.repairs.add("missing_comma")  # {"a": "x" "b": "y"}
+                else:
+                    raise self.fail("syntax", f"expected ',' or '{close}' but found {c!r}")
+            elif crossed and (has_items() or after_comma) and self.at_boundary():
                 raise self.fail("truncated", f"the {noun} stops after a comma")
+            spend()
             entry()
             last_end = self.pos
             need_sep, after_comma = True, False
@@ -378,6 +432,7 @@ class _Reader:
                 raise self.fail("syntax", f"expected ',' or ')' but found {c!r}")
             if crossed and (positional or keywords or after_comma) and self.at_boundary():
                 raise self.fail("truncated", "the call stops after a comma")
+            self.spend()
             m = _KEYWORD.match(text, self.pos, self.n)
             if m is not None:
                 if m.group(2) == ":":
@@ -399,10 +454,17 @@ def _hex(s: str) -> Optional[int]:
 
 
 def _call_atom_end(text: str, start: int, n: int) -> int:
-    """End of an unquoted call argument: the next ``,`` or ``)`` outside brackets, or end of line."""
+    """End of an unquoted call argument: the next ``,`` or ``)`` outside brackets, or end of line.
+
+    Runs of ordinary characters are skipped by one regex match, so the Python
+    loop turns only at brackets and commas."""
     depth = 0
     i = start
-    while i < n:
+    chunk = _CALL_ATOM_CHUNK.match
+    while True:
+        i = chunk(text, i, n).end()
+        if i >= n:
+            return n
         c = text[i]
         if c == "\n":
             return i
@@ -412,14 +474,14 @@ def _call_atom_end(text: str, start: int, n: int) -> int:
             if depth == 0:
                 return i
             depth -= 1
-        elif c == "," and depth == 0:
+        elif depth == 0:  # a comma
             return i
         i += 1
-    return i
 
 
 def read_value(text: str, pos: int, *, boundary: Optional[Boundary] = None,
-               max_depth: int = MAX_DEPTH, stop: Optional[int] = None) -> Value:
+               max_depth: int = MAX_DEPTH, stop: Optional[int] = None,
+               budget: Optional[Budget] = None) -> Value:
     """Read one JSON-ish value starting exactly at ``pos``.
 
     Strict JSON takes the C fast path; anything else goes through the lenient
@@ -428,31 +490,61 @@ def read_value(text: str, pos: int, *, boundary: Optional[Boundary] = None,
     """
     limit = len(text) if stop is None else min(stop, len(text))
     if pos < limit and text[pos] in '{["':
-        # json's errors count the lines before the failure, so decode a bounded
-        # window: a failure then costs O(window), not O(offset), and a longer
-        # value simply takes the lenient path.
-        window = text[pos:min(limit, pos + _FAST_WINDOW)]
-        try:
-            value, end = _STRICT.raw_decode(window, 0)
-            if not _too_deep(value, max_depth):
-                return Value(value, pos, pos + end)
-        except (ValueError, RecursionError):
-            pass
-    reader = _Reader(text, pos, boundary, max_depth, limit)
+        got = _strict(text, pos, limit, max_depth, budget)
+        if got is not None:
+            return Value(got[0], pos, got[1])
+    reader = _Reader(text, pos, boundary, max_depth, limit, budget)
     value = reader.value(0)
     return Value(value, pos, reader.pos, tuple(sorted(reader.repairs)))
 
 
-def _too_deep(value: Any, max_depth: int) -> bool:
-    """True when a strictly decoded value nests deeper than the cap (kept consistent with the lenient path)."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            if depth + 1 > max_depth:
+def _strict(text: str, pos: int, limit: int, max_depth: int, budget: Optional[Budget]) -> Optional[tuple[Any, int]]:
+    """Strict JSON at ``pos`` in C: (value, end), or None to read leniently.
+
+    json's errors count the lines before the failure, so it decodes a small
+    window first; only a value that runs off the window's end gets a bigger
+    one, and the whole rest of the text is tried once per value at most, paid
+    from the turn's budget, so repeated tries stay linear.
+    """
+    size = _SMALL_WINDOW
+    while True:
+        end = min(limit, pos + size)
+        window = text[pos:end]
+        try:
+            value, used = _STRICT.raw_decode(window, 0)
+        except json.JSONDecodeError as err:
+            cut = err.pos >= len(window) - 1 or err.msg.startswith("Unterminated string")
+            if not cut or end >= limit:
+                return None
+            if size < _FAST_WINDOW:
+                size = _FAST_WINDOW
+                continue
+            if budget is not None:
+                if budget.strict < limit - pos:
+                    return None
+                budget.strict -= limit - pos
+            size = limit - pos
+            continue
+        except (ValueError, RecursionError):
+            return None
+        return None if _too_deep(window[:used], max_depth) else (value, pos + used)
+
+
+def _too_deep(raw: str, max_depth: int) -> bool:
+    """True when strictly decoded JSON ``raw`` nests deeper than the cap (kept consistent with the lenient path).
+
+    Judged on the text, not the value: brackets outside strings, so a long flat
+    list costs a few C-level passes rather than a Python loop over its items."""
+    if raw.count("[") + raw.count("{") <= max_depth:
+        return False
+    depth = 0
+    for ch in _BRACKET.findall(_JSON_STRING.sub("", raw)):
+        if ch == "[" or ch == "{":
+            depth += 1
+            if depth > max_depth:
                 return True
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
+        else:
+            depth -= 1
     return False
 
 
@@ -469,12 +561,13 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def read_call_args(text: str, pos: int, *, boundary: Optional[Boundary] = None,
-                   max_depth: int = MAX_DEPTH, stop: Optional[int] = None) -> CallArgs:
+                   max_depth: int = MAX_DEPTH, stop: Optional[int] = None,
+                   budget: Optional[Budget] = None) -> CallArgs:
     """Read the arguments of a call, ``pos`` just after its ``(``.
 
     Values are Python or JSON literals; a value that is neither (``2+3*4``,
     ``Paris``) is kept as its raw text.
     """
-    reader = _Reader(text, pos, boundary, max_depth, stop)
+    reader = _Reader(text, pos, boundary, max_depth, stop, budget)
     positional, keywords = reader.call_args()
     return CallArgs(tuple(positional), keywords, reader.pos, tuple(sorted(reader.repairs)))

@@ -2,16 +2,25 @@
 
 ``parse(text, tools=None, *, prose="error") -> Step`` is pure and never raises
 for any ``str``. It reads LangChain style (``Action:`` / ``Action Input:``),
-calls (``Act: search(query="x")``), the paper's ``Search[x]`` / ``Finish[x]``,
-JSON blobs in every common key convention (bare, fenced, in prose, in
-``<tool_call>`` tags), Chinese labels, and the sloppy variants small models
-write. Labels count only at the start of a line (after optional markdown
-decoration), so "Action" inside a thought is prose.
+calls (``Act: search(query="x")``), the paper's ``Search[x]`` / ``Finish[x]``
+(labelled or alone on a line), JSON blobs in every common key convention
+(bare, fenced, in prose, in ``<tool_call>`` tags, ModelScope's ``api_name`` /
+``parameters``), Semantic Kernel's ``[ACTION]`` / ``[FINAL ANSWER]`` with
+``action_variables``, LangChain's XML agent (``<tool>``, ``<tool_input>``,
+``<final_answer>``), Haystack's ``Tool:`` / ``Tool Input:``, Chinese labels,
+and the sloppy variants small models write. Labels count only at the start of
+a line (after optional markdown decoration), so "Action" inside a thought is
+prose. A bare input runs on over its following lines up to a blank line or a
+label line.
 
 Trust: nothing after the first action's input is trusted. A made-up
 ``Observation:``, a later ``Final Answer:`` or a new ``Question:`` is cut off
 at ``Step.end`` (repair ``dropped_tail``); several actions written back to
-back, before any observation, all come back in order.
+back, before any observation, all come back in order. Two echoes are looked
+past: an ``Observation:`` the turn opens with (the model repeating the last
+result), and the prompt's format example (``Action: the action to take``,
+``{"action": "tool_name", ...}``) when a real step follows it; an echo alone
+is an error. When in doubt the answer is an error, never a guess.
 
 Error codes (``Step.error.code``; stable, the message is written for the model
 and shows the line it should write):
@@ -37,7 +46,14 @@ Repairs (``Step.repairs``) name what had to be mended: ``dropped_tail``,
 under ``Action:`` without ``Action Input:``), ``extra_brace``,
 ``arguments_string_decoded``, ``positional_args``, ``raw_arguments``,
 ``closed_brackets``, ``dropped_truncated_action``, ``prose_as_final``,
-``too_many_actions``, plus the JSON repairs of ``react_text.jsonish``.
+``too_many_actions``, ``emphasis`` (``**x**`` around an input),
+``call_wrapper`` (``QueryEngineTool({...})``), ``tool_description``
+(``Action: add (add two numbers)`` over an input line), ``unlabeled_action``
+(a bare ``Search[x]`` line), plus the JSON repairs of ``react_text.jsonish``.
+
+Cost: linear in the turn, and bounded on hostile input: JSON-looking lines
+that are not JSON, echoed blocks and lenient JSON reading each have a per-turn
+budget (``bench/parser_bench.py`` checks < 0.1 s of CPU per MB).
 """
 
 from __future__ import annotations
@@ -49,7 +65,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
-import regex
 
 from . import feedback, jsonish
 from .types import Action, FormatError, Step
@@ -75,11 +90,8 @@ MAX_ACTIONS = 32
 _MAX_NAME = 100  # longer "tool names" are sentences: no folding or fuzzy matching on them
 # Linear time comes from the design: lines are found with str.find, every
 # pattern is anchored with bounded, un-nested quantifiers or is a single
-# character class, and JSON nesting is capped. The regex timeout below is only
-# a last guard on the few multi-part patterns (a TimeoutError would surface as
-# the ``internal`` error); the per-line label match skips it, since it costs
-# more than the match itself and that pattern is constant-time by construction.
-_TIMEOUT = 0.25
+# character class, and JSON nesting is capped. (No regex timeout: its clock
+# checks cost far more than these matches, up to milliseconds a call.)
 
 # --- labels -----------------------------------------------------------------------
 # Labels are matched only at a line start. Every quantifier is bounded and none
@@ -91,41 +103,74 @@ _LABEL_KINDS = (
     ("action", r"action|act|tool[ _]?call|tool[ _]?name|tool|行动|动作|操作"),
     ("thought", r"thoughts|thought|thinking|思考|想法"),
     ("observation", r"observations|observation|obs|观察|观测|结果"),
-    ("question", r"question|问题"),
+    ("question", r"question|new[ _]question|human|user|问题"),
 )
 _DECORATION = r"[ \t>#*_\-]{0,12}"
-_AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
-_LABEL = regex.compile(
-    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$))?",
-    regex.IGNORECASE,
-)
-_LABEL_STARTS = frozenset("aAtToOqQfFiI行动操思想观结问最答输参")
 _DECORATION_CHARS = " \t>#*_-"
+_AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
+_LABEL = re.compile(
+    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?",
+    re.IGNORECASE,
+)
+_LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU[行动操思想观结问最答输参")
+# First three letters (lowercased) of every label, and first characters of the Chinese ones,
+# for the per-line filter; the walk leaves out thoughts (思考, 想法, thought, thinking).
+_PICK3_ALL = frozenset({"act", "too", "arg", "inp", "fin", "ans", "obs", "que", "new", "hum", "use", "tho", "thi",
+                        "[fi", "[ac", "[ob", "[qu", "[th"})
+_PICK3 = _PICK3_ALL - {"tho", "thi", "[th"}
+_PICK1_ALL = frozenset("行动操思想观结问最答输参")
+_PICK1 = _PICK1_ALL - set("思想")
+# Characters a picked line can start with: decoration, blanks, and the first letters of labels.
+_FIRST = frozenset(_DECORATION_CHARS) | {"", "\r", "\v", "\f", "\u3000"} | frozenset("aAtToOqQfFiIhHuUnN[") | _PICK1_ALL
+_FIRST_FENCE = _FIRST | {"`"}
+_THOUGHT_LABEL = re.compile(
+    "(?m)^" + _DECORATION + "(?:thoughts|thought|thinking|思考|想法)" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?[ \t]?",
+    re.IGNORECASE)
+_BRACKET_LABEL = re.compile(
+    _DECORATION + r"\[[ \t]{0,2}(final[ _\-]?answer|action|thought|observation|question)[ \t]{0,2}\][ \t]{0,4}:?",
+    re.IGNORECASE)
+_BRACKET_KINDS = {"finalanswer": "final", "action": "action", "thought": "thought", "observation": "observation",
+                  "question": "question"}
 _BLOB_HEADS = frozenset("{[`")
-_CHUNK = 32768
-_NON_SPACE = regex.compile(r"[ \t\r\n\f\v]*")
-_BLANKS = regex.compile(r"[ \t]*")
-_ANY_SPACE = regex.compile(r"\s*")
+_CHUNK = 8192
+_NON_SPACE = re.compile(r"[ \t\r\n\f\v]*")
+_BLANKS = re.compile(r"[ \t]*")
+_ANY_SPACE = re.compile(r"\s*")
 _TERMINATORS = frozenset({"observation", "question"})
+_MAX_ECHOES = 8
+_MAX_BLOB_TRIES = 64  # failed reads of JSON-looking lines that name no tool, per turn  # echoed blocks (and bare-paper candidates) looked past before a turn counts as hostile
+# A line opening like a label ("Result:", "Tool Output:") ends the lines that continue a bare input.
+_LABEL_LIKE = re.compile(r"(?m)^[ \t>*#]{0,6}[A-Z][A-Za-z]{1,15}(?: [A-Za-z]{1,15})?[ \t*]{0,3}:(?!//)")
+_PAPER_LINE = re.compile(r"(?m)^[ \t>*]{0,6}([A-Za-z_][\w.\-]{0,40})\[")
+_LABEL_WORDS = ("observation", "thought", "question", "final answer", "action", "action input")
 
 # A terminator written mid-line after a bare input: "Action Input: Paris Observation: ..."
 _MIDLINE_WORDS = ("Observation", "observation", "OBSERVATION", "Obs:", "Thought", "thought", "Final Answer",
                   "final answer", "Question", "观察", "思考", "最终答案")
-_MIDLINE_AFTER = regex.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
+_MIDLINE_RE = re.compile("|".join(map(re.escape, _MIDLINE_WORDS)))
+_INLINE_INPUT = re.compile("Action Input|action input|Action input|ACTION INPUT|Action_Input|action_input")
+_MIDLINE_AFTER = re.compile(r"[ \t]{0,3}\d{0,3}[ \t]{0,3}[:：]")
 _SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 # An object (or a list of them) whose first key names a tool: '{"action":', "[{'name':".
-_ACTIONISH = regex.compile(
+_ACTIONISH = re.compile(
     r"[\{\[][ \t\r\n]{0,40}(?:\{[ \t\r\n]{0,40})?[\"']?(?:action|tool|tool_name|name|function|tool_calls|"
-    r"final_answer)[\"']?[ \t]{0,4}[:：]",
-    regex.IGNORECASE,
+    r"final_answer|api_name)[\"']?[ \t]{0,4}[:：]",
+    re.IGNORECASE,
 )
-_IDENT = regex.compile(r"[^\W\d][\w.\-]*")
-_SEPARATORS = regex.compile(r"[\s_\-]+")
+_IDENT = re.compile(r"[^\W\d][\w.\-]*")
+_SNAKE = re.compile(r"[a-z][a-z0-9]{0,40}(?:[_.][a-z0-9]{1,40}){1,8}")
+# A tool name of a few words (crewAI: "Ask question to coworker"), read without tools=
+_WORDS_NAME = re.compile(r"[^\W\d][\w\-]{0,30}(?: [^\W\d][\w\-]{0,30}){1,5}")
+_SENTENCE_WORDS = frozenset({"i", "i'll", "we", "you", "me", "my", "let", "let's", "lets", "will", "should", "need",
+                             "must", "going", "can", "could", "would", "am", "is", "are", "now", "first", "then",
+                             "it", "them", "this", "that", "these", "those", "they", "he", "she", "us", "our",
+                             "your", "his", "her", "final", "answer", "observation", "thought", "input"})
+_SEPARATORS = re.compile(r"[\s_\-]+")
 _NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
 _NO_TOOL_WORDS = frozenset({"none", "n/a", "na", "null", "nothing", "no action", "no tool", "无"})
 
-_NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname")
-_ARG_KEYS = ("actioninput", "toolinput", "args", "arguments", "parameters", "params",
+_NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname", "apiname")
+_ARG_KEYS = ("actioninput", "toolinput", "actionvariables", "args", "arguments", "parameters", "params",
              "input", "kwargs", "argument")
 _THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "thinking")
 _ANSWER_KEYS = ("answer", "finalanswer", "output", "text", "response", "result", "content", "value")
@@ -136,13 +181,16 @@ _PLACEHOLDER_PHRASES = (
     "the final answer to the original", "final answer to the original input", "the result of the action",
     "name of the tool", "the name of the tool", "the tool to use", "the tool name", "your final answer",
     "your answer here", "action input here", "arguments here", "json_blob", "$json_blob", "$input", "$tool",
+    "the input question", "you should always think", "要采取的行动", "行动的输入", "行动的结果", "你应该",
+    "一个工具名", "工具名称", "原始问题的最终答案", "你必须回答的问题",
 )
+_PLACEHOLDER_NAMES = frozenset({"toolname", "actionname", "functionname", "nameofthetool", "nameoftool", "yourtool"})
 # Whole-value placeholder shapes: "...", "$JSON_BLOB", "<tool>", "<tool>(<arguments>)",
 # "{tool_names}", "[search, calculator]". Single character classes between fixed
 # delimiters, so a match cannot backtrack.
-_PLACEHOLDER_FORMS = regex.compile(
+_PLACEHOLDER_FORMS = re.compile(
     r"\.{2,400}|…{1,400}|\$[A-Z_]{2,40}|<[^<>\n]{1,40}>|<[^<>\n]{1,40}>\(<[^<>\n]{1,40}>\)"
-    r"|\{[A-Za-z_ ]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
+    r"|\{[A-Za-z_]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
 _PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
 
@@ -154,7 +202,7 @@ def _is_placeholder(value: str) -> bool:
     s = value.strip().strip("`\"'*").strip()
     if not s:
         return False
-    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s, timeout=_TIMEOUT):
+    if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s):
         return True
     return _PLACEHOLDER_PHRASE.match(s) is not None  # echoed instructions start with the phrase
 
@@ -295,7 +343,7 @@ def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]
     ts = _toolset(tools)
     cleaned = _clean_name(name)
     if ts is None:
-        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None
+        ok = bool(cleaned) and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None
         return (cleaned if ok else None), None
     found = ts.lookup(cleaned) if cleaned else None
     if found is not None:
@@ -365,6 +413,11 @@ class _Turn:
         self.stray_input = False
         self.blob_line = 0
         self.stopped_at: Optional[int] = None
+        self.budget = jsonish.Budget(strict=2 * len(text) + 65536)
+        self.placeholder_err: Optional[_TurnError] = None  # an echoed format example, kept while a real step may follow
+        self.skip_floor = 0  # end of the echoed observation(s) a turn may open with
+        self.echoes = 0  # echoed blocks skipped so far (bounded: a flood of them is not an echo)
+        self.blob_failures = 0  # JSON-looking lines that were not JSON (bounded, like echoes)
 
     # --- lines and labels ---------------------------------------------------------
     def line_end(self, i: int) -> int:
@@ -384,6 +437,11 @@ class _Turn:
         head = self.text[i:min(le, i + 16)].lstrip(_DECORATION_CHARS)
         if not head or head[0] not in _LABEL_STARTS:  # cheap first-letter filter
             return None
+        if head[0] == "[":  # Semantic Kernel's "[ACTION]", "[FINAL ANSWER]"
+            m = _BRACKET_LABEL.match(self.text, i, le)
+            if m is None:
+                return None
+            return _BRACKET_KINDS[_SEPARATORS.sub("", m.group(1).casefold())], m.end()
         m = _LABEL.match(self.text, i, le)
         if m is None:
             return None
@@ -413,22 +471,41 @@ class _Turn:
         """Offsets of the lines from line start ``start`` that may open with a label
         (or, on request, hold a JSON action, be a fence, or be blank), in order.
 
+        With ``blobs`` (the walk) ``Thought:`` lines are not picked unless they may
+        hold JSON: a thought is prose, and ``thought()`` finds its labels in one pass.
+        """
+        return self._lines(start, blobs, fence, blank, _PICK3 if blobs else _PICK3_ALL,
+                           _PICK1 if blobs else _PICK1_ALL)
+
+    def _lines(self, start: int, blobs: bool, fence: bool, blank: bool, pick3: frozenset,
+               pick1: frozenset) -> Iterator[int]:
+        """Offsets of the lines from line start ``start`` that may open with a label
+        (or, on request, hold a JSON action, be a fence, or be blank), in order.
+
         A chunk at a time, ``split`` and a comprehension of C-level tests pick
         them, so the lines that cannot matter cost no Python work each.
         """
         text, limit = self.text, self.limit
         chunk_start = start
         while chunk_start < limit:
+            if blobs and self.blob_failures >= _MAX_BLOB_TRIES:
+                blobs = False  # a flood of JSON-looking lines: from here on only labels are read
             cut = text.find("\n", min(chunk_start + _CHUNK, limit), limit)
             chunk_end = limit if cut < 0 else cut
             lines = text[chunk_start:chunk_end].split("\n")
-            picked = [k for k, line in enumerate(lines)
-                      if line[:16].lstrip(_DECORATION_CHARS)[:1] in _LABEL_STARTS
-                      or (blobs and "{" in line
-                          and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
-                               or "{ " in line or "<tool_call>" in line))
-                      or (fence and line[:16].lstrip()[:3] == "```")
-                      or (blank and not line.strip())]
+            if blobs:
+                picked = [k for k, line in enumerate(lines)
+                          if ((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in pick3 or h[:1] in pick1)
+                          or ("{" in line
+                              and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
+                                   or "{ " in line or "<tool_call>" in line))]
+            else:  # the first character rules most lines out before any other test
+                first = _FIRST_FENCE if fence else _FIRST
+                picked = [k for k, line in enumerate(lines)
+                          if line[:1] in first
+                          and (((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in pick3 or h[:1] in pick1)
+                               or (fence and line[:16].lstrip()[:3] == "```")
+                               or (blank and not line.strip()))]
             line_no, offset = 0, chunk_start
             for k in picked:
                 offset += sum(map(len, lines[line_no:k])) + (k - line_no)
@@ -464,7 +541,7 @@ class _Turn:
         k = text.find("{", p, le)
         tries = 0
         while k >= 0 and tries < 4:
-            if _ACTIONISH.match(text, k, min(k + 200, self.limit), timeout=_TIMEOUT):
+            if _ACTIONISH.match(text, k, min(k + 200, self.limit)):
                 return k
             k = text.find("{", k + 1, le)
             tries += 1
@@ -504,6 +581,12 @@ class _Turn:
 
     # --- the walk ---------------------------------------------------------------------
     def read(self) -> _Reading:
+        got = self.walk()
+        if not got.calls and got.final is None and self.placeholder_err is not None:
+            raise self.placeholder_err  # only the echoed format example: say so
+        return got
+
+    def walk(self) -> _Reading:
         text, limit = self.text, self.limit
         calls: list[_Call] = []
         i = 0
@@ -515,70 +598,263 @@ class _Turn:
             i = start
             le = self.line_end(i)
             lab = self.label(i, le)
-            if lab is not None:
-                kind, cstart = lab
-                if kind in _TERMINATORS or (calls and kind != "action"):
-                    return self.stop(calls, i)
-                if kind == "thought":
-                    self.thought_labels.append((i, cstart))
-                    b = self.blob_start(cstart, le) if i >= self.blob_floor else -1
-                    got = self.bare_blob(cstart, b, le) if b >= 0 else None  # "Thought: {"action": ...}"
-                    if got is None:
-                        i = max(le + 1, self.resume)
-                        continue
-                    self.first_start = b
-                elif kind == "input":
-                    self.stray_input = True
-                    i = le + 1
-                    continue
-                elif len(calls) >= MAX_ACTIONS:
-                    self.add("too_many_actions")
-                    return self.stop(calls, i)
-                else:
-                    if self.first_start is None:
-                        self.first_start = i
-                    if kind == "final":
-                        answer, end = self.final(cstart)
-                        return _Reading((), answer, end)
-                    try:
-                        got = self.action(i, cstart, le)
-                    except _TurnError as err:
-                        if calls and err.code == "truncated":
-                            self.add("dropped_truncated_action")
-                            return self.stop(calls, i)
-                        if err.no_tool and not calls:
-                            # "Action: None" (and its input): no tool meant; read on, a final answer may follow
-                            self.first_start = None
-                            i = self.skip_no_tool(le)
+            try:
+                if lab is not None:
+                    kind, cstart = lab
+                    if kind in _TERMINATORS and not calls:
+                        skip = self.echo_skip(i, kind, cstart, le)
+                        if skip is not None:
+                            i = skip
                             continue
-                        raise
-            else:
-                b = self.blob_start(i, le) if i >= self.blob_floor else -1
-                got = None
-                if b >= 0:
-                    if len(calls) >= MAX_ACTIONS:
+                    if kind in _TERMINATORS or (calls and kind != "action"):
+                        return self.stop(calls, i)
+                    if kind == "thought":
+                        b = self.blob_start(cstart, le) if i >= self.blob_floor else -1
+                        got = self.bare_blob(cstart, b, le) if b >= 0 else None  # "Thought: {"action": ...}"
+                        if got is None:
+                            i = max(le + 1, self.resume)
+                            continue
+                        self.first_start = b
+                    elif kind == "input":
+                        self.stray_input = True
+                        i = le + 1
+                        continue
+                    elif len(calls) >= MAX_ACTIONS:
                         self.add("too_many_actions")
                         return self.stop(calls, i)
-                    got = self.bare_blob(i, b, le)
-                if got is None:
-                    if calls:
-                        return self.stop(calls, i)  # something else after the actions: not trusted
-                    i = max(le + 1, self.resume)
-                    continue
-                if self.first_start is None:
-                    self.first_start = self.blob_line
+                    else:
+                        if self.first_start is None:
+                            self.first_start = i
+                        if kind == "final":
+                            answer, end = self.final(cstart)
+                            return _Reading((), answer, end)
+                        try:
+                            got = self.action(i, cstart, le)
+                        except _TurnError as err:
+                            if calls and err.code == "truncated":
+                                self.add("dropped_truncated_action")
+                                return self.stop(calls, i)
+                            if err.no_tool and not calls:
+                                # "Action: None" (and its input): no tool meant; read on, a final answer may follow
+                                self.first_start = None
+                                i = self.skip_no_tool(le)
+                                continue
+                            raise
+                else:
+                    b = self.blob_start(i, le) if i >= self.blob_floor else -1
+                    got = None
+                    if b >= 0:
+                        if len(calls) >= MAX_ACTIONS:
+                            self.add("too_many_actions")
+                            return self.stop(calls, i)
+                        got = self.bare_blob(i, b, le)
+                    if got is None:
+                        if calls:
+                            return self.stop(calls, i)  # something else after the actions: not trusted
+                        i = max(le + 1, self.resume)
+                        continue
+                    if self.first_start is None:
+                        self.first_start = self.blob_line
+            except _TurnError as err:
+                if err.code != "placeholder" or calls or self.echoes >= _MAX_ECHOES:
+                    raise
+                self.echoes += 1
+                # an echoed format example ("Action: the action to take", {"action": "tool_name", ...}):
+                # remembered, and the real step may still follow it
+                if self.placeholder_err is None:
+                    self.placeholder_err = err
+                self.first_start = None
+                self.thought_labels.append((i, max(le, min(err.end or le, limit))))
+                i = self.next_line(max(le, err.end or le))
+                continue
             if isinstance(got, str):  # a final answer written as an action
                 if calls:
                     return self.stop(calls, i)
                 return _Reading((), got, self.final_end)
+            room = MAX_ACTIONS - len(calls)
+            if len(got) > room:
+                self.add("too_many_actions")
+                calls.extend(got[:room])
+                return self.stop(calls, calls[-1].end)
             calls.extend(got)
+            self.same_line_calls(calls)
             nxt = self.after_action(calls[-1].end)
             if nxt is None:
                 break
             i = nxt
         if calls:
             return _Reading(tuple(calls), None, calls[-1].end)
-        return _Reading((), None, self.rstrip_end(0, limit))
+        return _Reading((), None, self.rstrip_end(0, limit if self.stopped_at is None else self.stopped_at))
+
+    def same_line_calls(self, calls: list[_Call]) -> None:
+        """More JSON calls written right after the last one on its line: ``{...} {...}``."""
+        text = self.text
+        while True:
+            end = calls[-1].end
+            le = self.line_end(end)
+            if text.find("{", end, le) < 0:
+                return
+            b = self.first_char(end, le)
+            if b >= le or text[b] != "{" or _ACTIONISH.match(text, b, min(b + 200, self.limit)) is None:
+                return
+            if len(calls) >= MAX_ACTIONS:
+                self.add("too_many_actions")
+                return
+            try:
+                more = self.bare_blob(b, b, le)
+            except _TurnError:
+                return  # a broken later call is cut off with the rest (dropped_tail)
+            if not isinstance(more, list):
+                return
+            calls.extend(more[:MAX_ACTIONS - len(calls)])
+
+    # --- dialects read only when the walk found nothing -------------------------------------------
+    def fallback(self) -> Optional[_Reading]:
+        """Readers for shapes the line walk does not see: LangChain's XML agent tags, Haystack's
+        ``Tool: x Tool Input: y`` inside a line, and a bare ``Search[x]`` line. Each is tried only
+        when a cheap substring test says it may apply."""
+        text = self.text
+        if "<tool" in text or "<final_answer>" in text:
+            got = self.xml()
+            if got is not None:
+                return got
+        if "Tool Input:" in text or "tool input:" in text:
+            got = self.inline_tool()
+            if got is not None:
+                return got
+        if "[" in text:
+            return self.bare_paper()
+        return None
+
+    def xml(self) -> Optional[_Reading]:
+        """``<tool>name</tool><tool_input>x</tool_input>`` or ``<final_answer>x</final_answer>``, entities decoded."""
+        import html
+
+        text, limit = self.text, self.limit
+        t = text.find("<tool>", 0, limit)
+        f = text.find("<final_answer>", 0, limit)
+        if f >= 0 and (t < 0 or f < t):
+            start = f + len("<final_answer>")
+            close = text.find("</final_answer>", start, limit)
+            stop = limit if close < 0 else close
+            end = self.rstrip_end(start, stop) if close < 0 else close + len("</final_answer>")
+            self.first_start = f
+            answer = html.unescape(text[start:stop].strip())
+            if not answer:
+                raise _TurnError("missing_answer", feedback.missing_answer(self.voice), end)
+            return _Reading((), answer, end)
+        if t < 0:
+            if text.find("<tool_input>", 0, limit) >= 0:  # an input with no tool
+                raise _TurnError("no_action", feedback.no_action(self.voice), self.rstrip_end(0, limit))
+            return None
+        name_end = text.find("</tool>", t, limit)
+        if name_end < 0:
+            return None
+        ti = text.find("<tool_input>", name_end, limit)
+        if text.find("<tool>", name_end, limit if ti < 0 else ti) >= 0:  # several tools, one input: which one?
+            raise _TurnError("no_action", feedback.no_action(self.voice), self.rstrip_end(0, limit))
+        name = html.unescape(text[t + len("<tool>"):name_end].strip())
+        self.first_start = t
+        if ti < 0:
+            tool = self.check_name(name, name_end)
+            raise _TurnError("missing_input", feedback.missing_input(self.voice, str(tool)), name_end + len("</tool>"))
+        start = ti + len("<tool_input>")
+        close = text.find("</tool_input>", start, limit)  # LangChain stops generation at it: often missing
+        stop = limit if close < 0 else close
+        end = self.rstrip_end(start, stop) if close < 0 else close + len("</tool_input>")
+        raw = html.unescape(text[start:stop].strip())
+        args: Union[dict, str] = raw
+        if raw.startswith("{"):
+            try:
+                value = jsonish.loads(raw)
+            except jsonish.JsonishError:
+                value = None
+            if isinstance(value, dict):
+                args = value
+        tool = self.check_name(name, end, args)
+        if tool is _FINAL:
+            self.final_end = end
+            return _Reading((), self.final_text(args, end), end)
+        if isinstance(args, dict):
+            _check_placeholder_values(args, self.voice, end)
+        else:
+            args = self.bare_args(args, end)
+        return _Reading((_Call(name, args, t, end, tool=str(tool)),), None, end)
+
+    def inline_tool(self) -> Optional[_Reading]:
+        """Haystack 1.x on one line: ``... Tool: Search Tool Input: "where"``."""
+        text, limit = self.text, self.limit
+        k = text.find("Tool Input:", 0, limit)
+        if k < 0:
+            k = text.find("tool input:", 0, limit)
+        if k < 0:
+            return None
+        line = text.rfind("\n", 0, k) + 1
+        colon = max(text.rfind("Tool:", line, k), text.rfind("tool:", line, k))
+        if colon < 0 or (colon > line and not text[colon - 1].isspace()):
+            return None
+        name = text[colon + len("Tool:"):k].strip()
+        le = self.line_end(k)
+        p = self.first_char(k + len("Tool Input:"), le)
+        if not name or p >= le:
+            return None
+        self.first_start = colon
+        self.add("inline_input")
+        args, end = self.input_value(p, le, name, multiline=True)
+        tool = self.check_name(name, end, args)
+        if tool is _FINAL:
+            self.final_end = end
+            return _Reading((), self.final_text(args, end), end)
+        return _Reading((_Call(name, args, colon, end, tool=str(tool)),), None, end)
+
+    def bare_paper(self) -> Optional[_Reading]:
+        """A line that is only ``Search[x]`` or ``Finish[x]``, with no label (the ReAct paper's own turns)."""
+        text = self.text
+        for k, m in enumerate(_PAPER_LINE.finditer(text, 0, self.limit)):
+            if k >= _MAX_ECHOES:
+                return None
+            name = m.group(1)
+            known = self.ts.lookup(name) is not None if self.ts is not None else name in ("Search", "Lookup")
+            if not (known or _is_final_name(name)):
+                continue
+            start = m.start(1)
+            le = self.line_end(start)
+            if text[start:le].rstrip().endswith("]"):
+                self.first_start = start
+                self.add("unlabeled_action")
+                got = self.paper(start, name, m.end(1), le)
+                if isinstance(got, str):
+                    return _Reading((), got, self.final_end)
+                return _Reading(tuple(got), None, got[-1].end)
+        return None
+
+    def echo_skip(self, i: int, kind: str, cstart: int, le: int) -> Optional[int]:
+        """Where reading resumes past an echoed block before any action, or None to stop here.
+
+        A turn may open with the model repeating the last ``Observation:``
+        (skipped up to the next label line), and an echoed format example may
+        hold ``Observation: the result of the action`` or ``Question: the
+        input question``; neither ends the turn. Any other terminator does.
+        """
+        text = self.text
+        if self.echoes >= _MAX_ECHOES:
+            return None
+        self.echoes += 1
+        if kind == "observation" and self.first_start is None and not text[self.skip_floor:i].strip():
+            end = self.find_line(self.next_line(i))
+            self.thought_labels.append((i, end))
+            self.skip_floor = end
+            if self.stopped_at is None:
+                self.stopped_at = i
+            return end
+        content = text[cstart:le]
+        if (self.placeholder_err is not None or self.first_start is None) and _is_placeholder(content):
+            if self.placeholder_err is None:
+                self.placeholder_err = _TurnError("placeholder", feedback.placeholder(self.voice, content.strip()),
+                                                  self.rstrip_end(0, le))
+            self.thought_labels.append((i, le))
+            return self.next_line(le)
+        return None
 
     def skip_no_tool(self, le: int) -> int:
         """The line after ``Action: None`` and the ``Action Input:`` line that may follow it."""
@@ -635,7 +911,7 @@ class _Turn:
         """
         text = self.text
         if not text.startswith("```", pos):
-            got = jsonish.read_value(text, pos, boundary=self.is_boundary, stop=self.limit)
+            got = jsonish.read_value(text, pos, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
             self.add(*got.repairs)
             return got.value, pos, self.after_value(got.end, False)
         le = self.line_end(pos)
@@ -647,7 +923,7 @@ class _Turn:
             stop = self.limit if close < 0 else close
             end = stop + 3 if close >= 0 else self.rstrip_end(start, stop)
             return text[start:stop].strip(), start, end
-        got = jsonish.read_value(text, start, boundary=self.is_boundary, stop=self.limit)
+        got = jsonish.read_value(text, start, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
         self.add(*got.repairs)
         return got.value, start, self.after_value(got.end, True)
 
@@ -656,7 +932,7 @@ class _Turn:
         end = self.rstrip_end(0, min(max(err.pos, 0), self.limit))
         if err.code == "truncated":
             return _TurnError("truncated", feedback.truncated(self.voice, tool), end)
-        detail = "nested too deeply" if err.code == "too_deep" else err.message
+        detail = {"too_deep": "nested too deeply", "too_long": "too long to read"}.get(err.code, err.message)
         return _TurnError("bad_arguments", feedback.bad_arguments(self.voice, tool, detail), end)
 
     # --- actions -------------------------------------------------------------------
@@ -681,6 +957,10 @@ class _Turn:
             return self.action_blob(start, p)
         opener = _first_of(text, "([", p, slot_end)
         if opener >= 0 and self.call_name_ok(text[p:opener]):
+            if text[opener] == "(" and self.input_label_below(le):
+                # "Action: add (add two numbers)" over an "Action Input:" line: the parenthesis describes the tool
+                self.add("tool_description")
+                return self.named_action(start, text[p:opener], self.rstrip_end(p, opener), le)
             if text[opener] == "(":
                 return self.call(start, text[p:opener], opener)
             return self.paper(start, text[p:opener], opener, slot_end)
@@ -707,12 +987,17 @@ class _Turn:
                 return [_Call(text[p:colon], args, start, end)]
         return self.named_action(start, slot, slot_end, le)
 
+    def input_label_below(self, le: int) -> bool:
+        q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
+        lab = self.label(q)
+        return lab is not None and lab[0] == "input"
+
     def call_name_ok(self, name_raw: str) -> bool:
         """Whether the text before ``(`` or ``[`` is a name (not a sentence that holds a bracket)."""
         cleaned = _clean_name(name_raw)
         if not cleaned or len(cleaned) > 100:
             return False
-        if _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None or _is_final_name(cleaned):
+        if _IDENT.fullmatch(cleaned) is not None or _is_final_name(cleaned):
             return True
         return self.ts is not None and self.ts.lookup(cleaned) is not None
 
@@ -754,6 +1039,8 @@ class _Turn:
 
         ``args``, when already read, let an ``unknown_tool`` message show the
         model its own values under a valid tool."""
+        if self.ts is not None and name.strip() in self.ts.names:
+            return name.strip()
         if _is_placeholder(name):
             raise _TurnError("placeholder", feedback.placeholder(self.voice, name), end)
         cleaned = _clean_name(name)
@@ -765,15 +1052,26 @@ class _Turn:
             return _FINAL
         if cleaned.casefold() in _NO_TOOL_WORDS:
             raise _TurnError("no_action", feedback.no_action(self.voice), end, no_tool=True)
+        if _fold(cleaned) in _PLACEHOLDER_NAMES:  # "tool_name" from the prompt's format example
+            raise _TurnError("placeholder", feedback.placeholder(self.voice, cleaned), end)
         if self.ts is not None:
             shown = cleaned or name
             message = feedback.unknown_tool(self.voice, shown, self.ts.suggest(shown), args)
             raise _TurnError("unknown_tool", message, end)
-        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned, timeout=_TIMEOUT) is not None:
+        if cleaned and len(cleaned) <= 100 and _IDENT.fullmatch(cleaned) is not None:
             return cleaned
+        if (args is not None and len(cleaned) <= 64 and _WORDS_NAME.fullmatch(cleaned) is not None
+                and not _SENTENCE_WORDS.intersection(cleaned.casefold().split())):
+            return cleaned  # a name of words, with its input: crewAI's "Ask question to coworker"
         raise _TurnError("no_action", feedback.not_a_name(self.voice, name), end)
 
     def final_text(self, args: Union[dict, str], end: int) -> str:
+        if isinstance(args, dict):
+            inner = _calls_from_json(args, self.ts, labelled=False)
+            if isinstance(inner, tuple):  # the whole {"action": "Final Answer", "action_input": ...} blob
+                args = inner[0]
+            elif inner is not None:  # a tool call written as the answer: which one was meant is a guess
+                raise _TurnError("no_action", feedback.no_action(self.voice), end)
         answer = _answer_from_args(args)
         if not answer.strip():
             raise _TurnError("missing_answer", feedback.missing_answer(self.voice), end)
@@ -788,37 +1086,106 @@ class _Turn:
         le = self.line_end(cstart)
         p = self.first_char(cstart, le)
         if p < le:
-            return self.input_value(p, le, None)
+            return self.input_value(p, le, None, multiline=True)
         q = self.skip_blank_lines(le + 1) if le < self.limit else self.limit
         if q >= self.limit or self.label(q) is not None:
             return "", self.rstrip_end(0, le)
         if self.starts_blob(q):
             return self.input_value(self.first_char(q, self.line_end(q)), self.line_end(q), None)
         # bare lines under the label, up to a blank line or the next label
-        stop = self.find_line(self.next_line(q), blank=True)
-        end = self.rstrip_end(q, stop)
+        end = self.continuation(q, self.line_end(q))
         return self.bare_args(text[q:end].strip(), end), end
 
-    def input_value(self, p: int, le: int, name: Optional[str]) -> tuple[Union[dict, str], int]:
-        """The input written at ``p`` (on a line ending at ``le``): JSON, a quoted string or bare text."""
+    def continuation(self, p: int, le: int) -> int:
+        """Where a bare input that starts at ``p`` on a line ending at ``le`` ends.
+
+        It runs on over the following lines (an address, SQL, a question
+        wrapped by the model) up to a blank line or a label line; a ``` block
+        inside it is taken whole. A last line that is only the start of a label
+        (``Obs``, where generation stopped) is not part of it.
+        """
+        text, limit = self.text, self.limit
+        pos = le + 1
+        stop = limit
+        while pos < limit:
+            stop = self.find_line(pos, fence=True, blank=True)
+            if stop >= limit:
+                break
+            sle = self.line_end(stop)
+            if not self.is_fence(stop, sle) or self.label(stop, sle) is not None:
+                break
+            close = text.find("```", sle, limit)  # a block inside the input: up to its closing fence
+            if close < 0:
+                stop = limit
+                break
+            pos = self.next_line(close)
+            stop = limit
+        m = _LABEL_LIKE.search(text, le + 1, stop) if stop > le + 1 else None
+        if m is not None:  # "Result: ...", "Output: ...": a label of some other protocol ends it too
+            stop = m.start()
+        end = self.rstrip_end(p, stop)
+        if end > le and end >= self.rstrip_end(0, limit):
+            last = text.rfind("\n", p, end) + 1
+            word = text[last:end].strip().casefold()
+            if 2 <= len(word) and any(w.startswith(word) and w != word for w in _LABEL_WORDS):
+                end = self.rstrip_end(p, last)  # "Obs": a label cut off by the stop sequence
+        return end
+
+    def input_value(self, p: int, le: int, name: Optional[str], *, multiline: bool = False) -> tuple[Union[dict, str], int]:
+        """The input written at ``p`` (on a line ending at ``le``): JSON, a quoted string or bare text.
+
+        ``multiline``: a bare input may run on over the following lines.
+        """
         text = self.text
         c = text[p]
+        if c in "*_":  # "** {...}", "*"x"*": markdown emphasis in front of the value
+            q = self.first_char(p + len(text[p:min(le, p + 4)]) - len(text[p:min(le, p + 4)].lstrip("*_")), le)
+            if q < le and text[q] in "{[\"'“":
+                self.add("emphasis")
+                p, c = q, text[q]
+        elif c.isalpha():
+            got = self.call_wrapper(p, le)
+            if got is not None:
+                return got
         if c in "{[" or text.startswith("```", p):
             try:
                 value, vstart, end = self.structured(p)
             except jsonish.JsonishError as err:
                 if c == "[" and err.code != "truncated":
                     return self.bare_line(p, le)
+                if c == "{" and err.code == "syntax" and err.pos < le and _first_of(text, ":：\"'{[", p + 1, le) < 0:
+                    return self.bare_line(p, le)  # "{temperature in SF}": braces around text, not an object
                 raise self.json_error(err, name) from None
             return self.args_from_value(value, vstart, end), end
         if c in "\"'“":
             return self.quoted(p, le)
-        return self.bare_line(p, le)
+        return self.bare_line(p, le, multiline=multiline)
+
+    def call_wrapper(self, p: int, le: int) -> Optional[tuple[Union[dict, str], int]]:
+        """``QueryEngineTool({"a": 1})``: a made-up call around a JSON object; the object is the input."""
+        text = self.text
+        if text.find("(", p, le) < 0:
+            return None
+        m = _IDENT.match(text, p, le)
+        if m is None or not text.startswith("(", m.end()):
+            return None
+        q = _NON_SPACE.match(text, m.end() + 1, self.limit).end()
+        if q >= self.limit or text[q] not in "{[":
+            return None
+        try:
+            value, vstart, end = self.structured(q)
+        except jsonish.JsonishError:
+            return None
+        close = _NON_SPACE.match(text, end, self.limit).end()
+        if not isinstance(value, dict) or not text.startswith(")", close):
+            return None
+        self.add("call_wrapper")
+        return self.args_from_value(value, vstart, close + 1), close + 1
 
     def quoted(self, p: int, le: int) -> tuple[Union[dict, str], int]:
         """A quoted input is the string when the quote closes at the end of the line, else bare text."""
         try:
-            got = jsonish.read_value(self.text, p, stop=le)
+            got = jsonish.read_value(self.text, p, stop=le, budget=self.budget)
         except jsonish.JsonishError as err:
             if err.code == "truncated" and le >= self.limit:
                 raise _TurnError("truncated", feedback.truncated(self.voice, None), self.rstrip_end(0, le)) from None
@@ -829,13 +1196,23 @@ class _Turn:
             return got.value, got.end
         return self.bare_line(p, le)
 
-    def bare_line(self, p: int, le: int) -> tuple[Union[dict, str], int]:
-        """Bare text to the end of the line, cut where a label was written mid-line."""
+    def bare_line(self, p: int, le: int, *, multiline: bool = False) -> tuple[Union[dict, str], int]:
+        """Bare text to the end of the line, cut where a label was written mid-line;
+        with ``multiline``, the lines that continue it too."""
         stop = _midline_stop(self.text, p, le)
+        if multiline and stop == le and le < self.limit:
+            end = self.continuation(p, le)
+            if end > le:
+                return self.bare_args(self.text[p:end], end), end
         end = self.rstrip_end(p, stop)
         body = self.text[p:end]
         if len(body) >= 2 and body[0] == "`" and body[-1] == "`" and body.count("`") == 2:
             body = body[1:-1].strip()  # markdown inline code around the input
+        elif len(body) >= 3 and body[0] in "*_" and body[-1] == body[0]:
+            inner = body.strip("*_").strip()
+            if inner and len(body) - len(body.lstrip(body[0])) == len(body) - len(body.rstrip(body[0])):
+                self.add("emphasis")
+                body = inner  # **Paris**: markdown emphasis around the input
         return self.bare_args(body, end), end
 
     def bare_args(self, body: str, end: int) -> str:
@@ -860,7 +1237,7 @@ class _Turn:
         """``name(args)``: keywords give a dict, one positional its value."""
         text = self.text
         try:
-            got = jsonish.read_call_args(text, opener + 1, boundary=self.is_boundary, stop=self.limit)
+            got = jsonish.read_call_args(text, opener + 1, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
         except jsonish.JsonishError as err:
             if err.code == "truncated":
                 self.check_name(name_raw, self.limit)
@@ -916,7 +1293,7 @@ class _Turn:
         body = _NON_SPACE.match(text, opener + 1, self.limit).end()
         if text.startswith("{", body):  # a JSON object may hold "]" in a string or span lines
             try:
-                got = jsonish.read_value(text, body, boundary=self.is_boundary, stop=self.limit)
+                got = jsonish.read_value(text, body, boundary=self.is_boundary, stop=self.limit, budget=self.budget)
             except jsonish.JsonishError:
                 got = None
             if got is not None and isinstance(got.value, dict):
@@ -977,6 +1354,9 @@ class _Turn:
             return self.final_text(got[0], end)
         calls = []
         for name, args, thought, decoded in got:
+            if isinstance(name, str) and _fold(_clean_name(name)) in _PLACEHOLDER_NAMES and not (
+                    self.ts is not None and self.ts.lookup(_clean_name(name))):
+                raise _TurnError("placeholder", feedback.placeholder(self.voice, name), end)
             if decoded:
                 self.add("arguments_string_decoded")
             if isinstance(args, dict):
@@ -1011,17 +1391,22 @@ class _Turn:
             above = text.rfind("\n", 0, i - 1) + 1
             line_above = text[above:i].strip()
             if line_above.startswith("```") and line_above.count("`") == 3:
-                i = p = above  # ```json on the line above: read the block with its fences
+                p = self.first_char(above, i)  # ```json on the line above: read the block with its fences
+                i = above
             elif line_above == "<tool_call>":
                 i = above
                 tagged = True
-        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit), timeout=_TIMEOUT) is not None
+        actionish = _ACTIONISH.match(text, body, min(body + 200, self.limit)) is not None
+        if not (actionish or tagged) and (self.blob_failures >= _MAX_BLOB_TRIES or not _opens_value(text, body, self.limit)):
+            self.blob_failures += 1
+            return None  # "{" before a fence or a word: not a value; or too many tries already
         try:
             value, _vstart, end = self.structured(p)
         except jsonish.JsonishError as err:
             self.blob_floor = max(self.blob_floor, err.pos + 1)
             if actionish or tagged:
                 raise self.json_error(err, None) from None
+            self.blob_failures += 1
             return None
         if tagged:
             end = self.close_tag(end)
@@ -1049,17 +1434,18 @@ class _Turn:
         return answer, end
 
     def thought(self, stop: int) -> Optional[str]:
-        """The prose before ``stop`` with its ``Thought:`` labels removed."""
+        """The prose before ``stop``: skipped spans (echoes) cut out, ``Thought:`` labels removed."""
         pieces = []
         prev = 0
-        for line_start, content_start in self.thought_labels:
-            if line_start >= stop:
+        for start, end in sorted(self.thought_labels):
+            if start >= stop:
                 break
-            pieces.append(self.text[prev:line_start])
-            prev = content_start
+            if start > prev:
+                pieces.append(self.text[prev:start])
+            prev = max(prev, end)
         if prev < stop:
             pieces.append(self.text[prev:stop])
-        joined = "".join(pieces).strip()
+        joined = _THOUGHT_LABEL.sub("", "".join(pieces)).strip()
         return joined or None
 
 
@@ -1069,30 +1455,36 @@ def _has_text(text: str, start: int) -> bool:
     return _ANY_SPACE.match(text, start).end() < len(text)
 
 
+def _opens_value(text: str, pos: int, limit: int) -> bool:
+    """Whether the ``{`` or ``[`` at ``pos`` can open a JSON-ish value (judged by the next visible character)."""
+    q = _NON_SPACE.match(text, pos + 1, min(limit, pos + 200)).end()
+    if q >= min(limit, pos + 200):
+        return q < limit
+    c = text[q]
+    if text[pos] == "{":
+        return c in "\"'\u201c}" or c.isalnum() or c == "_"
+    return c in "{[\"'\u201c]-" or c.isalnum()
+
+
 def _midline_stop(text: str, p: int, le: int) -> int:
     """Where a terminator label written mid-line cuts a bare input (``le`` if none)."""
-    stop = le
-    for word in _MIDLINE_WORDS:
-        k = text.find(word, p, stop)
-        tries = 0
-        while k >= 0 and tries < 8:
-            after = k + len(word)
-            if (k == p or not text[k - 1].isalnum()) and (word.endswith(":") or _MIDLINE_AFTER.match(text, after, le)):
-                stop = k
-                break
-            k = text.find(word, after, stop)
-            tries += 1
-    return stop
+    for tries, m in enumerate(_MIDLINE_RE.finditer(text, p, le)):
+        if tries >= 16:
+            break
+        k = m.start()
+        if (k == p or not text[k - 1].isalnum()) and (m.group().endswith(":") or _MIDLINE_AFTER.match(text, m.end(), le)):
+            return k
+    return le
 
 
 def _inline_input_label(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
     """(end of the name, start of the input) when an action line also holds ``Action Input:``."""
-    for word in ("Action Input", "action input", "Action input", "ACTION INPUT", "Action_Input", "action_input"):
-        k = text.find(word, start, end)
-        if k > start:
-            m = _MIDLINE_AFTER.match(text, k + len(word), end)
-            if m is not None:
-                return k, _NON_SPACE.match(text, m.end(), end).end()
+    for tries, w in enumerate(_INLINE_INPUT.finditer(text, start + 1, end)):
+        if tries >= 8:
+            break
+        m = _MIDLINE_AFTER.match(text, w.end(), end)
+        if m is not None:
+            return w.start(), _NON_SPACE.match(text, m.end(), end).end()
     return None
 
 
@@ -1182,7 +1574,7 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
         return None
     if isinstance(value, list):
         out: list = []
-        for item in value:
+        for item in value[:MAX_ACTIONS + 1]:  # more than the cap are dropped (too_many_actions) unread
             got = _calls_from_json(item, ts, labelled=labelled, depth=depth + 1)
             if isinstance(got, tuple) and len(value) == 1:
                 return got
@@ -1221,8 +1613,8 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
     known = ts is not None and ts.lookup(_clean_name(name)) is not None
     if arg_key is not None:
         args_source: Any = value[keys[arg_key]]
-    elif not labelled and name_key == "name" and not known:
-        return None  # {"name": "John", "age": 30} is data, not a call
+    elif not labelled and name_key == "name" and not known and not (len(value) == 1 and _SNAKE.fullmatch(name)):
+        return None  # {"name": "John", "age": 30} is data, not a call; {"name": "get_time"} is one
     else:  # {"action": "search", "query": "x"}: the other keys are the arguments
         args_source = {k: v for k, v in value.items()
                        if _fold(str(k)) not in (name_key, "type", "id", *_THOUGHT_KEYS)}
@@ -1266,6 +1658,8 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) 
 
     try:
         got = turn.read()
+        if not got.calls and got.final is None:
+            got = turn.fallback() or got
         actions = _resolve(turn, got.calls) if got.calls else ()
     except _TurnError as err:
         end = turn.limit if err.end is None else max(0, min(err.end, len(text)))

@@ -426,17 +426,27 @@ def test_stray_input_and_none_action() -> None:
     assert parse("Thought: I know.\nAction: None\nFinal Answer: 4", TOOLS).final_answer == "4"
 
 
-def test_a_turn_that_opens_with_an_observation_is_not_trusted() -> None:
+def test_an_echoed_observation_at_the_turn_start_is_skipped_and_the_step_after_it_is_read() -> None:
     step = parse("Observation: 42\nFinal Answer: 42", TOOLS)
+    assert step.final_answer == "42" and step.thought is None
+    action = only_action(parse("Observation: the page says 42\n\nThought: check it\nAction: search\nAction Input: 42", TOOLS))
+    assert (action.tool, action.args) == ("search", "42")
+    assert parse("Observation: the page says 42\nThought: check it\nAction: search\nAction Input: 42", TOOLS).thought == "check it"
+
+
+def test_an_observation_alone_or_after_prose_is_not_trusted() -> None:
+    step = parse("Observation: 42", TOOLS)
     assert error_code(step) == "no_action" and step.end == 0
     assert "Do not write the Observation" in step.error.message
+    step = parse("I will look.\nObservation: 42\nFinal Answer: 42", TOOLS)
+    assert error_code(step) == "no_action" and step.end == len("I will look.")
 
 
 def test_messages_are_short_and_every_code_is_documented() -> None:
     import react_text.parser as parser_module
 
     samples = ["", "Thought: hmm", "Action: calc\nAction Input: 1", "Action: search\n",
-               'Action: search\nAction Input: {"q" "x"}', 'Act: search("ab', "Final Answer:",
+               'Action: search\nAction Input: {"q" 42}', 'Act: search("ab', "Final Answer:",
                "Action: the action to take"]
     for text in samples:
         step = parse(text, TOOLS)
