@@ -43,8 +43,11 @@ def llama_server(smollm2_path: Path) -> Iterator[str]:
     """``python -m llama_cpp.server`` on a free port; fails (never skips) if it does not come up."""
     port = _free_port()
     log = tempfile.TemporaryFile()
+    # Started through the same guard as LlamaCppBackend (see plain_weight_buffers: AMX on VMs).
+    launcher = ("import runpy, llama_cpp; from react_text.backends.llama_cpp import plain_weight_buffers\n"
+                "with plain_weight_buffers(llama_cpp): runpy.run_module('llama_cpp.server', run_name='__main__')")
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),
+        sys.executable, "-c", launcher, "--model", str(smollm2_path),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--verbose", "False",
     ]
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -167,7 +167,7 @@ def _amx_advertised() -> bool:
 
 
 @contextlib.contextmanager
-def _plain_buffers(llama_cpp: Any) -> Iterator[None]:
+def plain_weight_buffers(llama_cpp: Any) -> Iterator[None]:
     """Load without llama.cpp's "extra" weight buffers (AMX, repacking) on CPUs that advertise AMX.
 
     Virtual machines may report AMX in cpuid without enabling its tile state;
@@ -285,7 +285,7 @@ class LlamaCppBackend:
         size = self.model_path.stat().st_size
         quiet = contextlib.nullcontext(lambda: "") if self.verbose else _captured_stderr_fd()
         try:
-            with quiet, _plain_buffers(llama_cpp):  # llama.cpp chatters on stderr while loading
+            with quiet, plain_weight_buffers(llama_cpp):  # llama.cpp chatters on stderr while loading
                 return _CountingLlama(
                     model_path=str(self.model_path),
                     n_ctx=n_ctx,
