@@ -303,9 +303,9 @@ class ChunkStream:
         self._include_usage = include_usage
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> None:
-        if not self.started:
+        if not self.started:  # OpenAI opens a text reply with content "" and a tool-call reply with null
             self.started = True
-            self._chunk({"role": "assistant", "content": ""})
+            self._chunk({"role": "assistant", "content": "" if "content" in delta else None})
         self._send({"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
 
