@@ -553,6 +553,11 @@ class Agent:
         """Forget the conversation ``chat`` has been keeping."""
         self._history = None
 
+    @property
+    def history(self) -> str | None:
+        """The conversation so far, exactly as the model saw it (None before the first ``chat``)."""
+        return self._history
+
     def _run(self, question: str, history: str | None) -> RunResult:
         clock = self._clock
         started = clock()
