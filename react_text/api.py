@@ -11,6 +11,7 @@ every agent naming the same model shares one loaded copy.
 
 from __future__ import annotations
 
+import atexit
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
@@ -89,8 +90,17 @@ def shared_llama(model: str | Path) -> "LlamaCppBackend":
     with _loading:
         backend = _loaded.get(key)
         if backend is None:
+            if not _loaded:
+                atexit.register(_close_all)
             backend = _loaded[key] = LlamaCppBackend(key)
     return backend
+
+
+def _close_all() -> None:
+    """Free shared models before the interpreter tears llama_cpp down (its finaliser fails after that)."""
+    with _loading:
+        while _loaded:
+            _loaded.popitem()[1].close()
 
 
 def backend_named(backend: Backend | str | None, model: str | Path | None = None) -> Backend:
