@@ -23,6 +23,8 @@ from react_text.models import DEFAULT_MODEL
 from react_text.templates import load_template
 
 ANSWER = " I know this.\nFinal Answer: 3379"
+TRUSTING = Limits(require_observation=False)
+"""Scripted answers come without a tool result; the "use a tool first" check is not what these tests are about."""
 
 
 def lookup_price(item: str) -> str:
@@ -57,7 +59,7 @@ def test_names_are_accepted_wherever_objects_are():
 
 def test_the_old_positional_constructor_still_works():
     backend = ScriptedBackend([ANSWER])
-    agent = Agent(backend, [calculator], load_template("classic"), Limits(max_steps=2))
+    agent = Agent(backend, [calculator], load_template("classic"), Limits(max_steps=2, require_observation=False))
     assert agent.backend is backend and agent.limits.max_steps == 2
     assert agent.run("What is 37 * 91 + 12?").answer == "3379"
 
@@ -76,8 +78,8 @@ def test_a_bad_name_fails_at_once_saying_what_works(options, message):
 
 def test_instructions_go_in_front_of_the_rendered_template():
     backend = ScriptedBackend([ANSWER, ANSWER])
-    Agent(backend, [calculator], instructions="  Answer in French.\n").run("What is 37 * 91 + 12?")
-    Agent(backend, [calculator]).run("What is 37 * 91 + 12?")
+    Agent(backend, [calculator], instructions="  Answer in French.\n", limits=TRUSTING).run("What is 37 * 91 + 12?")
+    Agent(backend, [calculator], limits=TRUSTING).run("What is 37 * 91 + 12?")
     with_instructions, plain = backend.prompts
     assert with_instructions == "Answer in French.\n\n" + plain
 
@@ -85,7 +87,8 @@ def test_instructions_go_in_front_of_the_rendered_template():
 def test_one_call_run_with_every_option_by_name():
     backend = ScriptedBackend([ANSWER])
     seen: list[str] = []
-    result = react_text.run("What is 37 * 91 + 12?", tools=["calculator"], backend=backend, on_token=seen.append)
+    result = react_text.run("What is 37 * 91 + 12?", tools=["calculator"], backend=backend, on_token=seen.append,
+                            limits=TRUSTING)
     assert result.status == "answered" and result.answer == "3379"
     assert "".join(seen) == ANSWER
 
@@ -97,7 +100,7 @@ def test_chat_keeps_one_append_only_scratchpad_and_run_stays_apart():
         " It was 3379, doubled.\nFinal Answer: 6758",
         " Fresh.\nFinal Answer: 1",
     ])
-    agent = Agent(backend, [calculator])
+    agent = Agent(backend, [calculator], limits=TRUSTING)
     first = agent.chat("What is 37 * 91 + 12?")
     assert agent.history == backend.prompts[1] + ANSWER
     second = agent.chat("  And twice that?  ")
@@ -113,7 +116,7 @@ def test_chat_keeps_one_append_only_scratchpad_and_run_stays_apart():
 
 def test_chat_follow_up_uses_the_templates_own_question_label():
     backend = ScriptedBackend(["我知道。\n最终答案：3379", "两倍。\n最终答案：6758"])
-    agent = Agent(backend, [calculator], "zh")
+    agent = Agent(backend, [calculator], "zh", TRUSTING)
     agent.chat("37 乘以 91 再加 12 等于多少？")
     agent.chat("再乘以 2 呢？")
     assert backend.prompts[1].endswith("最终答案：3379\n\n问题：再乘以 2 呢？\n思考：")
@@ -123,7 +126,7 @@ def test_a_question_that_never_reached_the_model_leaves_the_conversation_as_it_w
     from react_text.backends.base import BackendError
 
     backend = ScriptedBackend([ANSWER, BackendError("server down"), " Second.\nFinal Answer: 2"])
-    agent = Agent(backend, [calculator])
+    agent = Agent(backend, [calculator], limits=TRUSTING)
     agent.chat("First?")
     assert agent.chat("Lost?").status == "backend_error"
     agent.chat("Second?")

@@ -210,42 +210,68 @@ def client(server: ShimHTTPServer) -> openai.OpenAI:
 
 
 class GatedBackend(ScriptedBackend):
-    """Writes the first part of its turn, then waits until the test has seen it arrive at the client.
+    """Plays ``turns``; the last one writes ``first``, then waits until the test has seen it at the client.
 
     If the server held the reply back until the turn ended, the client would
     never see the first part while the model is still writing: the gate times
     out and ``streamed`` stays False.
     """
 
-    def __init__(self, first: str, rest: str) -> None:
-        super().__init__([first + rest])
+    def __init__(self, turns: list[str], first: str, rest: str) -> None:
+        super().__init__([*turns, first + rest])
         self.first, self.rest = first, rest
         self.gate = threading.Event()
         self.streamed: bool | None = None
 
     def complete(self, prompt: str, **options: Any) -> Completion:
-        on_token: Callable[[str], None] = options.pop("on_token")
+        on_token: Callable[[str], None] | None = options.pop("on_token", None)
         whole = super().complete(prompt, **options)
+        if on_token is None or self.remaining:
+            if on_token is not None:
+                on_token(whole.text)
+            return whole
         on_token(self.first)
         self.streamed = self.gate.wait(timeout=30)
         on_token(self.rest)
         return whole
 
 
-def test_serve_streams_a_plain_answer_while_the_model_is_still_writing():
-    backend = GatedBackend(" I know this.\nFinal Answer: It is sunny", " and 21 C in Paris today.")
+def _stream_content(backend: GatedBackend, **request: Any) -> list[Any]:
     with running(backend) as server:
         chunks = []
-        for chunk in client(server).chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True):
+        for chunk in client(server).chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True,
+                                                             **request):
             chunks.append(chunk)
             if chunk.choices and chunk.choices[0].delta.content:
                 backend.gate.set()
+    return chunks
+
+
+@pytest.mark.parametrize("turns,first,rest,request_options", [
+    # tool_choice "none": the turn's own answer streams as the model writes it.
+    ([], " I know this.\nFinal Answer: It is sunny", " and 21 C in Paris today.", {"tool_choice": "none"}),
+    # "auto", a bare thought: the answer asked for under its label streams.
+    ([" It is sunny and warm there, no tool is needed."], " It is sunny", " and 21 C in Paris today.", {}),
+])
+def test_serve_streams_a_plain_answer_while_the_model_is_still_writing(turns, first, rest, request_options):
+    backend = GatedBackend(turns, first, rest)
+    chunks = _stream_content(backend, **request_options)
     assert backend.streamed is True
     content = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
     assert len(content) >= 2 and "".join(content) == "It is sunny and 21 C in Paris today."
     assert chunks[0].choices[0].delta.role == "assistant"
     assert [c.choices[0].finish_reason for c in chunks if c.choices[0].finish_reason] == ["stop"]
     assert all(not (c.choices[0].delta.tool_calls) for c in chunks)
+
+
+def test_serve_holds_an_auto_answer_until_the_answer_checks_accept_it():
+    # An unevaluated expression is refused once (guards); what was written first must never reach the client.
+    backend = ScriptedBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
+    with running(backend) as server:
+        chunks = list(client(server).chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "What is 37 * 91 + 12?"}], tools=WEATHER, stream=True))
+    content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert content == "3379" and len(backend.calls) == 2
 
 
 def test_serve_streams_tool_calls_the_official_client_assembles():
