@@ -575,7 +575,10 @@ class Agent:
         try:
             try:
                 events.emit("run_start", **self._run_start(question))
-                prompt, wrap_info = self._first_prompt(question) if history is None else self._follow_up(history, question)
+                if history is None:
+                    prompt, wrap_info = self._first_prompt(question)
+                else:
+                    prompt, wrap_info = self._follow_up(history, question)
                 previous: str | None = None
                 while True:
                     stop = check_limits(state, clock() - started)
