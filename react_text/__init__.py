@@ -24,6 +24,7 @@ _LAZY = {
     "Template": "react_text.templates",
     "load_template": "react_text.templates",
     "tool_calls": "react_text.shim",
+    "run": "react_text.api",
 }
 
 __all__ = ["parse", "Action", "Completion", "FormatError", "Observation", "Step", *_LAZY]

@@ -134,8 +134,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         tools = _run_tools(args)
         backend = _run_backend(args)
         trace = args.trace or default_trace_path()
-        agent = Agent(backend, tools, template, limits=limits, trace=trace,
-                      on_event=None if args.json else Console(sys.stdout, raw=args.raw),
+        console = None if args.json else Console(sys.stdout, raw=args.raw)
+        agent = Agent(backend, tools, template, limits=limits, trace=trace, on_event=console,
+                      on_token=console.token if console is not None and console.live else None,
                       constrain=args.constrain, prose=args.prose)
     except (BackendError, TemplateError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)

@@ -3,13 +3,22 @@
 The same printer serves ``react-text run`` (fed live through ``on_event``) and
 ``react-text replay`` (fed from a trace file), so a replay reads exactly like
 the run did. Colour only on a terminal, and never when ``NO_COLOR`` is set.
+
+On a terminal, ``run`` also passes ``Console.token`` as the agent's
+``on_token``: the thought of the turn being generated grows on its own line as
+the model writes it. When the turn is parsed, the printed step is the parsed
+one: the live line is finished if it was the step's thought, and erased and
+reprinted if the parser read the turn differently (no thought, a relabelled
+answer), so nothing is printed twice.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import unicodedata
 from typing import IO, Any
 
 _STYLES = {
@@ -36,6 +45,16 @@ def format_args(args: Any) -> str:
     return json.dumps(args, ensure_ascii=False)
 
 
+def _printable(text: str) -> str:
+    """One line of model text as it may go to a terminal: no control characters or escapes."""
+    return "".join(ch for ch in text.replace("\t", " ") if ch.isprintable())
+
+
+def _columns(text: str) -> int:
+    """Terminal cells ``text`` takes (wide CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def _clip(text: str, limit: int) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + f" …[{len(text) - limit} more chars]"
@@ -49,11 +68,63 @@ class Console:
     """
 
     def __init__(self, stream: IO[str] | None = None, *, colour: bool | None = None,
-                 raw: bool = False, max_chars: int = 600) -> None:
+                 raw: bool = False, max_chars: int = 600, live: bool | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout
         self.colour = use_colour(self.stream) if colour is None else colour
         self.raw = raw
         self.max_chars = max_chars
+        isatty = getattr(self.stream, "isatty", None)
+        self.live = (bool(isatty and isatty()) if live is None else live) and not raw
+        """Show the thought growing as tokens arrive (``token``); on a terminal by default."""
+        self._turn: Any = None
+        self._turn_text = ""
+        self._shown = ""  # the thought text on the live line, after its label
+
+    def token(self, text: str) -> None:
+        """``Agent(on_token=...)``: grow the live line with the first line of the turn (its thought)."""
+        if not self.live:
+            return
+        self._turn_text += text
+        first = self._turn_text.lstrip()
+        line = _printable(first.split("\n", 1)[0]).rstrip()[: self.max_chars]
+        if len(line) <= len(self._shown) or not line.startswith(self._shown):
+            return
+        if not self._shown:
+            self.stream.write(self._paint("thought", f"Thought {self._turn}: "))
+        self.stream.write(self._paint("thought", line[len(self._shown):]))
+        self.stream.flush()
+        self._shown = line
+
+    def _live_label(self) -> str:
+        return f"Thought {self._turn}: "
+
+    def _end_live(self) -> None:
+        """Leave the live line as it is (the turn was cut short) and start a fresh line."""
+        if self._shown:
+            self.stream.write("\n")
+            self.stream.flush()
+        self._shown = ""
+
+    def _erase_live(self) -> None:
+        """Remove the live line: back to its first row, clear to the end of the screen."""
+        width = _columns(self._live_label() + self._shown)
+        rows = max(1, -(-width // max(1, shutil.get_terminal_size().columns)))
+        self.stream.write("\r" + (f"\x1b[{rows - 1}A" if rows > 1 else "") + "\x1b[J")
+        self._shown = ""
+
+    def _settle_thought(self, thought: str | None) -> bool:
+        """Finish or erase the live line for the parsed ``thought``; True when it is already printed."""
+        shown, self._shown = self._shown, ""
+        if not shown:
+            return False
+        printed = _clip(thought, self.max_chars) if thought else ""
+        if printed.startswith(shown):
+            self.stream.write(self._paint("thought", printed[len(shown):]) + "\n")
+            self.stream.flush()
+            return True
+        self._shown = shown
+        self._erase_live()
+        return False
 
     def _paint(self, style: str, text: str) -> str:
         if not self.colour:
@@ -66,9 +137,17 @@ class Console:
         self.stream.flush()
 
     def __call__(self, event: dict[str, Any]) -> None:
-        handler = getattr(self, "_on_" + str(event.get("event")), None)
+        kind = event.get("event")
+        if self._shown and kind not in ("step", "model_turn"):
+            self._end_live()  # the turn ended without a step (backend error, Ctrl-C)
+        handler = getattr(self, "_on_" + str(kind), None)
         if handler is not None:
             handler(event)
+
+    def _on_prompt(self, e: dict[str, Any]) -> None:
+        self._turn = e.get("n")
+        self._turn_text = ""
+        self._shown = ""
 
     def _on_run_start(self, e: dict[str, Any]) -> None:
         template = (e.get("template") or {}).get("name") or "?"
@@ -85,7 +164,9 @@ class Console:
     def _on_step(self, e: dict[str, Any]) -> None:
         step = e.get("step") or {}
         n = e.get("n")
-        if step.get("thought"):
+        if self._settle_thought(step.get("thought")):
+            pass
+        elif step.get("thought"):
             self._line("thought", f"Thought {n}:", _clip(step["thought"], self.max_chars))
         error = step.get("error")
         if error:

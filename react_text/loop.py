@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from .answers import is_refusal
-from .backends.base import Backend, BackendError
+from .backends.base import Backend, BackendError, complete_streaming
 from .episodes import episode_values
 from .guards import AnswerContext, check_answer, say
 from .parser import parse
@@ -457,51 +457,68 @@ _HISTORY_THOUGHT = {"en": " I will use {tool}.\n", "zh": "我将使用 {tool}。
 class Agent:
     """Runs a question through a backend, tools and a template.
 
+    Every argument has a default: ``Agent(tools=[f])`` uses the catalog's
+    default model through llama.cpp (loaded at the first run, not here), the
+    ``classic`` template and ``Limits()``. Names work wherever objects do:
+    ``backend`` is a ``Backend``, ``"llama"`` or a server URL (``model`` then
+    names the catalog model or .gguf path), ``template`` a name or path,
+    ``tools`` may hold built-in tool names (``"calculator"``).
+
+    ``instructions`` (a system prompt) goes in front of the rendered template.
     ``trace`` is a path (a fresh JSONL file per run) or an open
     ``TraceWriter`` (the caller closes it). ``on_event`` receives every trace
-    event as it happens (the CLI prints from it). ``clock`` is injectable so
-    tests can drive the timeout. ``prose="final"`` accepts bare prose as the
-    final answer (for chat-wrapped tiny models); the default treats it as a
-    format error.
+    event as it happens (the CLI prints from it); ``on_token`` receives the
+    text of each model turn as it is generated (see ``complete_streaming``).
+    ``clock`` is injectable so tests can drive the timeout. ``prose="final"``
+    accepts bare prose as the final answer (for chat-wrapped tiny models); the
+    default treats it as a format error.
     """
 
     def __init__(
         self,
-        backend: Backend,
-        tools: Iterable[Any],
-        template: Any,
+        backend: Backend | str | None = None,
+        tools: Iterable[Any] = (),
+        template: Any = "classic",
         limits: Limits = Limits(),
         trace: str | Path | TraceWriter | None = None,
         on_event: Callable[[dict], None] | None = None,
         constrain: bool = False,
         prose: str = "error",
         *,
+        model: str | Path | None = None,
+        instructions: str | None = None,
+        on_token: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         temperature: float = 0.0,
         seed: int = 0,
         examples: Any = None,
     ) -> None:
-        from .tools import Tool, tool as make_tool
+        from .api import backend_named, tools_named
 
         if prose not in ("error", "final"):
             raise ValueError(f"prose must be 'error' or 'final', got {prose!r}")
-        self.backend = backend
+        if instructions is not None and not isinstance(instructions, str):
+            raise TypeError(f"instructions must be a string, not {type(instructions).__name__}")
+        self.backend = backend_named(backend, model)
         self.limits = limits
         self.trace = trace
         self.on_event = on_event
+        self.on_token = on_token
+        self.instructions = (instructions or "").strip()
         self.prose = prose
         self.temperature = temperature
         self.seed = seed
         self.examples = examples
         self._clock = clock
-        if isinstance(template, (str, Path)):
+        self._history: str | None = None
+        self._transcript = ""
+        if template is None or isinstance(template, (str, Path)):
             from .templates import load_template
 
-            template = load_template(str(template))
+            template = load_template(str(template or "classic"))
         self.template = template
         self.tools: dict[str, Any] = {}
-        for t in tools:
-            t = t if isinstance(t, Tool) else make_tool(t)
+        for t in tools_named(tools):
             if t.name in self.tools:
                 raise ValueError(f"two tools are named {t.name!r}")
             self.tools[t.name] = t
@@ -516,6 +533,32 @@ class Agent:
 
     def run(self, question: str) -> RunResult:
         """Answer ``question``. Never raises for model, tool or backend failures, nor Ctrl-C."""
+        return self._run(question, None)
+
+    def chat(self, message: str) -> RunResult:
+        """Answer ``message`` as the next question of one conversation.
+
+        The scratchpad carries over: the new question is appended after the
+        last turn of the previous one, so earlier questions, steps and answers
+        stay in the prompt exactly as the model saw them (and llama.cpp reuses
+        them from its cache). ``run`` never touches this history; ``reset``
+        starts a new conversation.
+        """
+        result = self._run(message, self._history)
+        if result.steps:  # a question that never reached the model leaves no trace in the conversation
+            self._history = self._transcript
+        return result
+
+    def reset(self) -> None:
+        """Forget the conversation ``chat`` has been keeping."""
+        self._history = None
+
+    @property
+    def history(self) -> str | None:
+        """The conversation so far, exactly as the model saw it (None before the first ``chat``)."""
+        return self._history
+
+    def _run(self, question: str, history: str | None) -> RunResult:
         clock = self._clock
         started = clock()
         writer, own_writer = self._open_trace()
@@ -532,7 +575,10 @@ class Agent:
         try:
             try:
                 events.emit("run_start", **self._run_start(question))
-                prompt, wrap_info = self._first_prompt(question)
+                if history is None:
+                    prompt, wrap_info = self._first_prompt(question)
+                else:
+                    prompt, wrap_info = self._follow_up(history, question)
                 previous: str | None = None
                 while True:
                     stop = check_limits(state, clock() - started)
@@ -543,6 +589,7 @@ class Agent:
                     turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
                     decision = decide(state, turn.step)
                     events.emit("decision", n=n, decision=decision)
+                    self._transcript = prompt + turn.kept
                     record = self._act(turn, decision, n, state, started, events)
                     records.append(record)
                     state = advance(state, record)
@@ -671,12 +718,27 @@ class Agent:
         very first tokens it writes already continue the protocol.
         """
         rendered = self.template.render(question, list(self.tools.values()), self.examples)
+        if self.instructions:
+            rendered = f"{self.instructions}\n\n{rendered}"
         label = self.template.turn_prefix(1)
         body = rendered[: len(rendered) - len(label)] if rendered.endswith(label) else rendered
         wrapped = self.backend.wrap_prompt(body)
         if wrapped == body:
             return rendered, {"wrap": ["", ""]}
         return wrapped + label, _wrap_parts(body, wrapped)
+
+    def _follow_up(self, history: str, question: str) -> tuple[str, dict[str, Any]]:
+        """The next question of a conversation, appended to its scratchpad in the template's own words.
+
+        The question line is cut from the template rendered around a marker,
+        so it reads exactly like the first question (``Question: ...``,
+        ``问题：...``) and ends with the label that opens the model's turn.
+        """
+        marker = "\ue000"
+        rendered = self.template.render(marker, list(self.tools.values()), self.examples)
+        at = rendered.rfind(marker)
+        tail = rendered[rendered.rfind("\n", 0, at) + 1:] if at >= 0 else f"{marker}\n{self.template.turn_prefix(1)}"
+        return f"{history}\n\n{tail.replace(marker, question.strip())}", {"continues": len(history)}
 
     def _model_turn(self, prompt: str, previous: str | None, n: int, state: RunState, events: _Events,
                     wrap_info: dict[str, Any]) -> _Turn:
@@ -687,8 +749,10 @@ class Agent:
         budget = max(1, self.limits.max_total_tokens - state.tokens)
         max_tokens = min(self._turn_tokens, budget)
         t0 = self._clock()
-        completion = self.backend.complete(
+        completion = complete_streaming(
+            self.backend,
             prompt,
+            self.on_token,
             stop=list(self.template.stop),
             max_tokens=max_tokens,
             temperature=self.temperature,

@@ -14,10 +14,14 @@ Choices, and why:
   than ``queue_timeout_s`` for the model gets 503. Bodies over
   ``max_body_bytes`` get 413 without being read.
 * Loopback only unless ``allow_remote``: the endpoint has no authentication.
-* ``stream: true`` is served as Server-Sent Events, but the reply is computed
-  whole first (a tool call must be parsed and validated before any of it can
-  be sent) and then sent as one role chunk, one content or tool_calls chunk and
-  a finish chunk, so clients that always stream still work.
+* ``stream: true`` is served as Server-Sent Events as the model writes: a plain
+  answer goes out in ``content`` deltas while it is generated (once the turn
+  is clearly an answer; see ``shim._AnswerStream``); tool calls go out as
+  ``tool_calls`` deltas in OpenAI's shape (id, type and name first, then the
+  arguments) as soon as the turn is parsed and its arguments checked, which
+  cannot happen earlier. Nothing is sent before the first piece is ready, so a
+  request that fails before that still gets a plain HTTP error; a failure
+  after it ends the stream with an ``error`` event.
 * Status codes: 400 malformed request (bad JSON, missing or ill-typed fields),
   404 unknown route or model, 405 wrong method, 411 no Content-Length,
   413 body too large, 422 a well-formed request for something this server does
@@ -40,12 +44,13 @@ import uuid
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 from .backends.base import Backend, BackendError
 from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
 
-__all__ = ["ServerConfig", "ApiError", "ChatService", "ShimHTTPServer", "make_server", "serve", "is_loopback"]
+__all__ = ["ServerConfig", "ApiError", "ChatService", "ChunkStream", "ShimHTTPServer", "make_server", "serve",
+           "is_loopback"]
 
 
 @dataclass(frozen=True)
@@ -213,8 +218,11 @@ class ChatService:
     def read(self, body: Any) -> ChatRequest:
         return read_chat_request(body, self.config)
 
-    def chat(self, request: ChatRequest) -> dict[str, Any]:
-        """One chat completion (``object: chat.completion``), or ``ApiError``."""
+    def chat(self, request: ChatRequest, on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """One chat completion (``object: chat.completion``), or ``ApiError``.
+
+        ``on_content`` receives a plain answer's text as it is generated (``shim.tool_calls``).
+        """
         if not self._admission.acquire(blocking=False):
             raise ApiError(
                 429,
@@ -233,7 +241,7 @@ class ChatService:
                     code="model_busy",
                 )
             try:
-                result = self._run(request)
+                result = self._run(request, on_content)
             finally:
                 self._model_lock.release()
         finally:
@@ -252,7 +260,7 @@ class ChatService:
             "system_fingerprint": None,
         }
 
-    def _run(self, request: ChatRequest) -> dict[str, Any]:
+    def _run(self, request: ChatRequest, on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
         try:
             return tool_calls(
                 request.messages,
@@ -267,6 +275,7 @@ class ChatService:
                 seed=request.seed,
                 parallel_tool_calls=request.parallel_tool_calls,
                 examples=self.config.examples,
+                on_content=on_content,
             )
         except ShimRequestError as exc:
             raise _bad(exc.message, exc.param) from exc
@@ -275,24 +284,51 @@ class ChatService:
             raise ApiError(status, f"The model backend failed: {exc}", type="server_error", code="backend_error") from exc
 
 
-def stream_chunks(response: Mapping[str, Any], include_usage: bool = False) -> Iterator[dict[str, Any]]:
-    """A finished chat completion as ``chat.completion.chunk`` objects (role, body, finish)."""
-    choice = response["choices"][0]
-    message = choice["message"]
-    base = {"id": response["id"], "object": "chat.completion.chunk", "created": response["created"], "model": response["model"]}
+class ChunkStream:
+    """One streamed chat completion, as ``chat.completion.chunk`` objects handed to ``send``.
 
-    def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
-        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+    The role chunk goes first, sent with the first piece of the reply (not
+    before: until then a failure can still be a plain HTTP error). ``content``
+    is fed live; ``finish`` sends whatever the finished reply adds: the rest of
+    the content, or the tool calls, the finish reason and the usage.
+    """
 
-    yield chunk({"role": "assistant", "content": ""}, None)
-    if message.get("tool_calls"):
-        calls = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
-        yield chunk({"tool_calls": calls}, None)
-    elif message.get("content"):
-        yield chunk({"content": message["content"]}, None)
-    yield chunk({}, choice["finish_reason"])
-    if include_usage:
-        yield {**base, "choices": [], "usage": response["usage"]}
+    def __init__(self, model: str, send: Callable[[dict[str, Any]], None], include_usage: bool = False) -> None:
+        self.id = "chatcmpl-" + uuid.uuid4().hex[:24]
+        self.created = int(time.time())
+        self.model = model
+        self.started = False
+        self.content_sent = ""
+        self._send = send
+        self._include_usage = include_usage
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> None:
+        if not self.started:  # OpenAI opens a text reply with content "" and a tool-call reply with null
+            self.started = True
+            self._chunk({"role": "assistant", "content": "" if "content" in delta else None})
+        self._send({"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
+
+    def content(self, text: str) -> None:
+        if text:
+            self._chunk({"content": text})
+            self.content_sent += text
+
+    def finish(self, response: Mapping[str, Any]) -> None:
+        choice = response["choices"][0]
+        message = choice["message"]
+        for index, call in enumerate(message.get("tool_calls") or ()):
+            function = call["function"]
+            self._chunk({"tool_calls": [{"index": index, "id": call["id"], "type": call.get("type", "function"),
+                                         "function": {"name": function["name"], "arguments": ""}}]})
+            self._chunk({"tool_calls": [{"index": index, "function": {"arguments": function["arguments"]}}]})
+        content = message.get("content") or ""
+        if content.startswith(self.content_sent):  # otherwise the parse moved under the stream: keep what went out
+            self.content(content[len(self.content_sent):])
+        self._chunk({}, choice["finish_reason"])
+        if self._include_usage:
+            self._send({"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                        "model": self.model, "choices": [], "usage": response["usage"]})
 
 
 _DISCARD_CAP = 16 * 1024 * 1024
@@ -352,9 +388,9 @@ class _Handler(BaseHTTPRequestHandler):
             if path == "/v1/models":
                 return self._send_json(200, service.models())
             request = service.read(self._read_json())
-            response = service.chat(request)
             if request.stream:
-                return self._send_stream(stream_chunks(response, request.include_usage))
+                return self._stream_chat(request)
+            response = service.chat(request)
             return self._send_json(200, response)
         except ApiError as exc:
             self._send_json(exc.status, exc.body(), allow=_ROUTES.get(path) if exc.status == 405 else None)
@@ -411,16 +447,33 @@ class _Handler(BaseHTTPRequestHandler):
         except (ConnectionError, socket.timeout):
             self.close_connection = True
 
-    def _send_stream(self, chunks: Iterator[dict[str, Any]]) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.end_headers()
-        for chunk in chunks:
-            self.wfile.write(b"data: " + json.dumps(chunk, ensure_ascii=False).encode("utf-8") + b"\n\n")
+    def _stream_chat(self, request: ChatRequest) -> None:
+        """Serve ``stream: true``: SSE chunks as the reply is generated, then ``data: [DONE]``."""
+        service = self.server.service
+        stream = ChunkStream(service.config.model_name, self._send_event, request.include_usage)
+        try:
+            response = service.chat(request, on_content=stream.content)
+        except ApiError as exc:
+            if not stream.started:
+                raise  # nothing sent yet: an ordinary error reply
+            self._send_event(exc.body())
+            self.close_connection = True
+            return
+        stream.finish(response)
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
         self.close_connection = True
+
+    def _send_event(self, data: Mapping[str, Any]) -> None:
+        """One SSE ``data:`` event, flushed; the headers go out with the first."""
+        if not getattr(self, "_events_started", False):
+            self._events_started = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+        self.wfile.write(b"data: " + json.dumps(data, ensure_ascii=False).encode("utf-8") + b"\n\n")
+        self.wfile.flush()
 
 
 class ShimHTTPServer(ThreadingHTTPServer):

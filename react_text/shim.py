@@ -47,9 +47,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .backends.base import Backend
+from .backends.base import Backend, complete_streaming
 from .episodes import episode_values
 from .guards import AnswerContext, check_answer
 from .parser import parse, suggest_tool
@@ -540,6 +540,43 @@ def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: B
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
 
 
+class _AnswerStream:
+    """Passes on a turn's final answer while the model writes it, once the turn is clearly an answer.
+
+    Each new piece re-reads the turn so far with ``read`` (the same parse the
+    verdict will use). Only the answer's settled part goes out: its finished
+    lines, or on its first line everything up to the last letter or digit (a
+    closing quote or brace may still turn out to be syntax), and only while it
+    extends what already went out, so the pieces stay a prefix of the answer
+    the finished turn yields. A turn that is a call, or prose without an answer
+    label, sends nothing.
+    """
+
+    def __init__(self, lead: str, read: Callable[[str], Step], on_content: Callable[[str], None]) -> None:
+        self.lead = lead
+        self.text = ""
+        self.sent = ""
+        self._read = read
+        self._on_content = on_content
+
+    def __call__(self, piece: str) -> None:
+        self.text += piece
+        step = self._read(self.lead + self.text)
+        answer = step.final_answer
+        if answer is None or step.actions or "prose_as_final" in step.repairs:
+            return
+        answer = answer.lstrip()
+        cut = answer.rfind("\n")
+        if cut >= 0:
+            settled = answer[:cut].rstrip()
+        else:
+            last = max((i for i, ch in enumerate(answer) if ch.isalnum()), default=-1)
+            settled = answer[:last + 1]
+        if len(settled) > len(self.sent) and settled.startswith(self.sent):
+            self._on_content(settled[len(self.sent):])
+            self.sent = settled
+
+
 # --- the public entry point ---------------------------------------------------------
 
 
@@ -557,6 +594,7 @@ def tool_calls(
     seed: int = 0,
     parallel_tool_calls: bool = True,
     examples: Sequence[Any] | None = None,
+    on_content: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """One assistant turn for an OpenAI-style chat, from a model without function calling.
 
@@ -569,6 +607,14 @@ def tool_calls(
     for the client's tools teach the model better). Raises ``ShimRequestError``
     (a ``ValueError``) for a malformed request and ``BackendError`` when the
     model cannot be reached.
+
+    ``on_content`` streams a plain answer: it is called with pieces of the
+    answer as the model writes them (see ``_AnswerStream``); they join to a
+    prefix of the final ``content`` (the caller sends the rest). Only answers
+    nothing can still refuse stream (under ``tool_choice="none"``, and the
+    answer asked for after a bare thought); an "auto" turn's own answer is
+    judged whole by the answer checks first. Tool calls are never streamed
+    here: they exist only once checked against the schemas.
     """
     from .templates import load_template
 
@@ -597,9 +643,16 @@ def tool_calls(
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
     errors: list[str] = []
     verdict = _Verdict()
-    def complete(text: str, grammar: str | None) -> str:
-        completion = backend.complete(
-            text, stop=tpl.stop, max_tokens=max_tokens, temperature=temperature, seed=seed, grammar=grammar
+    # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
+    # answer checks (guards) judge the whole answer first, so there it is sent once accepted; the
+    # answer asked for after a bare thought is not checked again, so it streams in either mode.
+    answering = on_content is not None and choice.mode in ("auto", "none")
+    streams_first = answering and choice.mode == "none"
+
+    def complete(text: str, grammar: str | None, stream: _AnswerStream | None = None) -> str:
+        completion = complete_streaming(
+            backend, text, stream, stop=tpl.stop, max_tokens=max_tokens, temperature=temperature, seed=seed,
+            grammar=grammar,
         )
         usage["prompt_tokens"] += completion.prompt_tokens
         usage["completion_tokens"] += completion.completion_tokens
@@ -620,7 +673,13 @@ def tool_calls(
     thought: str | None = None
     for _attempt in range(max_retries + 1):
         prefix = tpl.turn_prefix(n)
-        turn = prefix + complete(prompt, strict if errors else grammar)
+        stream = None
+        if streams_first:
+            def read_turn(text: str, n: int = n) -> Step:
+                return parse(text, schemas, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
+
+            stream = _AnswerStream(prefix, read_turn, on_content)  # type: ignore[arg-type]
+        turn = prefix + complete(prompt, strict if errors else grammar, stream)
         step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
         verdict = _judge(step, by_name, choice, example)
         if verdict.answer is not None and choice.mode == "auto":
@@ -640,8 +699,9 @@ def tool_calls(
             # Either way, ask for the answer under its own label after the thought.
             said = (elsewhere if elsewhere is not None else kept).rstrip()
             label = _final_label(tpl, n)
-            answer = parse(prefix + said + "\n" + label + complete(prompt + said + "\n" + label, None),
-                           schemas).final_answer
+            lead = prefix + said + "\n" + label
+            stream = _AnswerStream(lead, lambda text: parse(text, schemas), on_content) if answering else None
+            answer = parse(lead + complete(prompt + said + "\n" + label, None, stream), schemas).final_answer
             if answer and answer.strip():
                 thought = said.strip() or None
                 verdict = _Verdict(answer=answer.strip())

@@ -43,8 +43,11 @@ def llama_server(smollm2_path: Path) -> Iterator[str]:
     """``python -m llama_cpp.server`` on a free port; fails (never skips) if it does not come up."""
     port = _free_port()
     log = tempfile.TemporaryFile()
+    # Started through the same guard as LlamaCppBackend (see plain_weight_buffers: AMX on VMs).
+    launcher = ("import runpy, llama_cpp; from react_text.backends.llama_cpp import plain_weight_buffers\n"
+                "with plain_weight_buffers(llama_cpp): runpy.run_module('llama_cpp.server', run_name='__main__')")
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),
+        sys.executable, "-c", launcher, "--model", str(smollm2_path),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--verbose", "False",
     ]
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -117,6 +120,26 @@ def test_openai_base_url_may_end_in_v1(llama_server: str):
     assert backend.complete(COUNTING, max_tokens=2).completion_tokens == 2
 
 
+def test_openai_streaming_from_real_server_matches_the_plain_completion(openai_backend: HttpBackend):
+    plain = openai_backend.complete(COUNTING, max_tokens=8)
+    pieces: list[str] = []
+    streamed = openai_backend.complete(COUNTING, max_tokens=8, on_token=pieces.append)
+    assert openai_backend.supports_streaming
+    assert len(pieces) > 2 and "".join(pieces) == streamed.text == plain.text
+    assert streamed.finish_reason == "length"
+
+
+def test_openai_streaming_cuts_at_a_stop_past_four_and_never_passes_it_on(openai_backend: HttpBackend):
+    free = openai_backend.complete(COUNTING, max_tokens=16).text
+    words = [w.strip(" ,.") for w in free.split(",") if w.strip(" ,.")]
+    assert len(words) >= 3, free
+    stop = [*(f"<never{i}>" for i in range(OPENAI_MAX_STOP)), words[1]]
+    pieces: list[str] = []
+    streamed = openai_backend.complete(COUNTING, max_tokens=16, stop=stop, on_token=pieces.append)
+    assert streamed.text == free[: free.index(words[1])] == "".join(pieces)
+    assert streamed.finish_reason == "stop"
+
+
 # --- a stdlib stand-in for llama-server's /completion ------------------------------------------
 
 
@@ -131,6 +154,7 @@ class FakeLlamaServer(ThreadingHTTPServer):
         self.requests: list[dict[str, Any]] = []
         self.headers_seen: list[dict[str, str]] = []
         self.reply_text = "Action: calculator\nAction Input: 2+2\nObservation: made up\nFinal Answer: 4"
+        self.events_sent = 0
 
     @property
     def base(self) -> str:
@@ -153,6 +177,30 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (the timeout test), which is the point
 
+    def _stream(self, body: dict[str, Any], behaviour: str) -> None:
+        """Server-Sent Events the way llama-server streams /completion: a word per event, stats at the end."""
+        n = body["n_predict"]
+        words = self.server.reply_text.split(" ")[:n]
+        events: list[dict[str, Any]] = [
+            {"content": word if i == 0 else " " + word, "stop": False} for i, word in enumerate(words)
+        ]
+        if behaviour == "midstream":
+            events = events[:1] + [{"error": {"code": 500, "message": "slot crashed"}}]
+        else:
+            events.append({"content": "", "stop": True, "tokens_predicted": len(words), "tokens_evaluated": 4,
+                           "stop_type": "limit" if n < len(self.server.reply_text.split(" ")) else "eos",
+                           "timings": {"prompt_n": 3, "prompt_ms": 2.0, "predicted_ms": 8.0}})
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for event in events:
+                self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+                self.wfile.flush()
+                self.server.events_sent += 1
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading at a stop string
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)
@@ -171,6 +219,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif behaviour == "slow":
             time.sleep(1.5)
             self._send(200, b'{"content": "late"}')
+        elif body.get("stream"):
+            self._stream(body, behaviour)
         else:
             n = body["n_predict"]
             words = self.server.reply_text.split(" ")
@@ -296,3 +346,29 @@ def test_bad_configuration_is_refused():
     with pytest.raises(BackendError, match="max_tokens"):
         HttpBackend("http://127.0.0.1:1").complete("p", max_tokens=0)
 
+
+
+def test_llama_api_streams_pieces_and_stops_reading_at_a_stop(fake: FakeLlamaServer):
+    pieces: list[str] = []
+    result = _llama(fake).complete("p", max_tokens=50, stop=["\nObservation:"], on_token=pieces.append)
+    assert fake.requests[-1]["stream"] is True
+    assert result.text == "Action: calculator\nAction Input: 2+2" == "".join(pieces)
+    assert len(pieces) > 2 and result.finish_reason == "stop"
+
+
+def test_llama_api_stream_reads_the_last_event_for_limits_and_counts(fake: FakeLlamaServer):
+    pieces: list[str] = []
+    result = _llama(fake).complete("p", max_tokens=2, on_token=pieces.append)
+    assert result.text == "Action: calculator\nAction" == "".join(pieces)
+    assert result.finish_reason == "length" and result.completion_tokens == 2
+    assert result.prompt_tokens == 4 and result.evaluated_tokens == 3 and result.extra["eval_ms"] == 8.0
+
+
+def test_stream_opening_is_retried_but_a_broken_stream_is_an_error(fake: FakeLlamaServer):
+    fake.script = ["500"]
+    assert _llama(fake).complete("p", max_tokens=3, on_token=lambda _: None).extra["attempts"] == 2
+    fake.script = ["midstream"]
+    pieces: list[str] = []
+    with pytest.raises(BackendError, match="mid-stream.*slot crashed"):
+        _llama(fake, retries=3).complete("p", max_tokens=3, on_token=pieces.append)
+    assert pieces == ["Action:"] and len(fake.requests) == 3  # the broken stream was not sent again

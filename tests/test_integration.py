@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from react_text.backends.replay import ReplayBackend
-from react_text.builtin_tools import calculator, current_time, default_tools
+from react_text.builtin_tools import calculator, current_time
 from react_text.loop import STATUSES, Agent, Limits, RunTool
 from react_text.templates import load_template
 from react_text.tools import call_tool
@@ -98,11 +98,13 @@ def test_real_run_replays_exactly_without_the_model(smol_plain, tmp_path):
     assert recorded == replayed
 
 
-def test_default_model_answers_a_calculator_question(qwen_backend, tmp_path):
+def test_default_model_answers_a_calculator_question(qwen_path, tmp_path):
+    """The one-call API on the default model, resolved and loaded lazily by name (not by the fixture)."""
+    import react_text
+
     path = tmp_path / "qwen.jsonl"
-    agent = Agent(qwen_backend, default_tools(), load_template("classic"),
-                  limits=Limits(max_steps=4, max_turn_tokens=128, timeout_s=300), trace=path)
-    result = agent.run("What is 37 * 91 + 12?")
+    result = react_text.run("What is 37 * 91 + 12?", tools=["calculator", "current_time"],
+                            limits=Limits(max_steps=4, max_turn_tokens=128, timeout_s=300), trace=path)
     assert result.status == "answered", result.answer
     assert "3379" in result.answer.replace(",", "")
     used = [s for s in result.steps if isinstance(s.decision, RunTool)]

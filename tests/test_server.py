@@ -102,8 +102,9 @@ def test_streaming_sends_sse_chunks_the_client_assembles() -> None:
             model=MODEL, messages=USER, tools=TOOLS, stream=True, stream_options={"include_usage": True}))
         assert all(c.object == "chat.completion.chunk" for c in chunks)
         deltas = [d for c in chunks if c.choices for d in (c.choices[0].delta.tool_calls or [])]
-        assert [d.function.name for d in deltas] == ["get_weather"]
-        assert json.loads(deltas[0].function.arguments) == {"city": "Paris"}
+        assert [d.function.name for d in deltas if d.function.name] == ["get_weather"]
+        assert {d.index for d in deltas} == {0} and deltas[0].id.startswith("call_")
+        assert json.loads("".join(d.function.arguments or "" for d in deltas)) == {"city": "Paris"}
         assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["tool_calls"]
         assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
 

@@ -7,7 +7,7 @@ backend can reproduce a recorded run exactly.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from ..types import Completion
 
@@ -41,7 +41,10 @@ class Backend(Protocol):
         """Continue ``prompt``; stop before any string in ``stop``.
 
         ``grammar`` is GBNF text; backends that cannot honour it raise
-        ``BackendError`` rather than ignore it silently.
+        ``BackendError`` rather than ignore it silently. Backends with
+        ``supports_streaming`` also take ``on_token``: called with each piece
+        of text as it is generated (never text a stop string may still cut;
+        see ``stops.StopCutter``), the pieces joining to ``Completion.text``.
         """
         ...
 
@@ -54,3 +57,24 @@ class Backend(Protocol):
         scratchpad is appended after it, so the wrapping happens once per run.
         """
         ...
+
+
+TokenCallback = Callable[[str], None]
+"""Receives each new piece of a completion's text as the model writes it."""
+
+
+def complete_streaming(backend: Backend, prompt: str, on_token: TokenCallback | None, **options: Any) -> Completion:
+    """``backend.complete``, streaming to ``on_token`` when the backend can.
+
+    A backend without ``supports_streaming`` (a replay, a user's own) still
+    works: ``on_token`` then gets the whole text once, when it is done, so a
+    listener sees the same text either way.
+    """
+    if on_token is None:
+        return backend.complete(prompt, **options)
+    if getattr(backend, "supports_streaming", False):
+        return backend.complete(prompt, on_token=on_token, **options)
+    completion = backend.complete(prompt, **options)
+    if completion.text:
+        on_token(completion.text)
+    return completion

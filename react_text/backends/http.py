@@ -4,22 +4,30 @@ Plain text completion only (no chat endpoint): the text protocol needs the
 scratchpad to continue exactly where it stopped. Transient failures (refused
 connection, timeout, HTTP 5xx) are retried with exponential backoff; a 4xx or a
 reply that is not the JSON we expect fails at once with the URL and status.
+
+With ``on_token`` the request asks for the server's streaming mode
+(``stream: true``; both APIs answer with Server-Sent Events ``data:`` lines)
+and passes text on as it arrives, held back where a stop string may start.
+Only the opening of a stream is retried: once text has gone to the caller, a
+broken stream is an error.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..types import Completion
 from .base import BackendError
-from .stops import cut_at_stop
+from .stops import StopCutter, cut_at_stop
 
 OPENAI_MAX_STOP = 4
 """OpenAI-style servers may reject more than four stop strings; the rest are cut client-side."""
 
 _APIS = ("openai", "llama")
+_MAX_STREAM_BYTES = 64 * 1024 * 1024
+"""A streamed reply larger than this is not a completion we asked for."""
 
 
 def _snippet(text: str, limit: int = 200) -> str:
@@ -40,6 +48,7 @@ class HttpBackend:
     """
 
     supports_grammar = True
+    supports_streaming = True
 
     def __init__(
         self,
@@ -97,13 +106,17 @@ class HttpBackend:
         temperature: float = 0.0,
         seed: int = 0,
         grammar: str | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> Completion:
         if max_tokens < 1:
             raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
         stop = [s for s in stop if s]
         body = self._body(prompt, stop, max_tokens, temperature, seed, grammar)
         started = time.perf_counter()
-        data, attempts = self._post(body)
+        if on_token is not None:
+            data, attempts = self._post_streaming({**body, "stream": True}, StopCutter(stop, on_token))
+        else:
+            data, attempts = self._post(body)
         completion = self._read(data, stop)
         return Completion(
             text=completion.text,
@@ -180,6 +193,108 @@ class HttpBackend:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
         assert last is not None
         raise BackendError(f"{last} (gave up after {attempts} attempts)", retryable=True)
+
+    # -- streaming -----------------------------------------------------------------
+
+    def _open_stream(self, body: dict[str, Any]) -> tuple[Any, int]:
+        """POST asking for a stream; retried (like ``_post``) until the server answers 200."""
+        requests = self._requests
+        attempts = self.retries + 1
+        last: BackendError | None = None
+        for attempt in range(1, attempts + 1):
+            try:
+                response = self._session.post(self.url, json=body, timeout=self.timeout, stream=True)
+            except requests.Timeout:
+                last = BackendError(f"POST {self.url}: no answer within {self.timeout}s", retryable=True)
+            except requests.ConnectionError as exc:
+                last = BackendError(f"POST {self.url}: cannot connect ({_reason(exc)})", retryable=True)
+            except requests.RequestException as exc:
+                raise BackendError(f"POST {self.url}: request failed ({exc})") from exc
+            else:
+                if response.status_code < 400:
+                    return response, attempt
+                status, text = response.status_code, response.text
+                response.close()
+                if status < 500:
+                    raise BackendError(f"POST {self.url}: HTTP {status}, request rejected: {_snippet(text)}")
+                last = BackendError(f"POST {self.url}: HTTP {status} from the server: {_snippet(text)}",
+                                    retryable=True)
+            if attempt < attempts:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+        assert last is not None
+        raise BackendError(f"{last} (gave up after {attempts} attempts)", retryable=True)
+
+    def _post_streaming(self, body: dict[str, Any], cutter: StopCutter) -> tuple[dict[str, Any], int]:
+        """Read a stream into ``cutter``; returns a reply shaped like the non-streaming one.
+
+        Reading stops (and the connection closes, which ends generation on
+        llama.cpp's servers) as soon as a stop string appears.
+        """
+        response, attempts = self._open_stream(body)
+        last: dict[str, Any] = {}
+        finish: Any = None
+        size = 0
+        try:
+            for line in response.iter_lines(chunk_size=128):
+                size += len(line)
+                if size > _MAX_STREAM_BYTES:
+                    raise BackendError(f"POST {self.url}: the streamed reply passed {_MAX_STREAM_BYTES} bytes")
+                if not line.startswith(b"data:"):
+                    continue  # blank separators, comments, "event:" lines
+                payload = line[5:].strip()
+                if payload == b"[DONE]":
+                    break
+                event = self._stream_event(payload)
+                piece, finish = self._stream_piece(event, finish)
+                last = event
+                if cutter.feed(piece):
+                    finish = "stop"
+                    break
+                if event.get("stop") is True:  # llama-server's last event
+                    break
+        except self._requests.RequestException as exc:
+            raise BackendError(f"POST {self.url}: the stream broke off ({_snippet(str(exc), 160)})",
+                               retryable=True) from exc
+        finally:
+            response.close()
+        cutter.close()
+        if self.api == "llama":
+            reply = {k: v for k, v in last.items() if k != "content"}
+            if cutter.stopped:
+                reply.pop("stop_type", None)
+                reply.pop("stopped_limit", None)
+            return {**reply, "content": cutter.text}, attempts
+        return {"choices": [{"text": cutter.text, "finish_reason": finish}],
+                **({"usage": last["usage"]} if isinstance(last.get("usage"), dict) else {})}, attempts
+
+    def _stream_event(self, payload: bytes) -> dict[str, Any]:
+        try:
+            event = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise BackendError(
+                f"POST {self.url}: a streamed event is not JSON: {_snippet(payload.decode('utf-8', 'replace'))}"
+            ) from None
+        if not isinstance(event, dict):
+            raise self._malformed(event, "JSON object in its stream")
+        if isinstance(event.get("error"), (dict, str)):
+            raise BackendError(f"POST {self.url}: the server reported an error mid-stream: {_snippet(json.dumps(event))}")
+        return event
+
+    def _stream_piece(self, event: dict[str, Any], finish: Any) -> tuple[str, Any]:
+        """The text one streamed event adds, and the finish reason so far."""
+        if self.api == "llama":
+            piece = event.get("content", "")
+            if not isinstance(piece, str):
+                raise self._malformed(event, "'content' string in its stream")
+            return piece, finish
+        choices = event.get("choices")
+        if not isinstance(choices, list):
+            raise self._malformed(event, "'choices' list in its stream")
+        if not choices:  # a usage-only event
+            return "", finish
+        if not isinstance(choices[0], dict) or not isinstance(choices[0].get("text", ""), str):
+            raise self._malformed(event, "'choices[0].text' string in its stream")
+        return choices[0].get("text") or "", choices[0].get("finish_reason") or finish
 
     # -- reply ---------------------------------------------------------------------
 

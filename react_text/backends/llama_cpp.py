@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..types import Completion
 from .base import BackendError
-from .stops import find_stop
+from .stops import StopCutter
 
 _TOP_K = 40
 
@@ -113,6 +113,27 @@ def render_chat_template(template: str, prompt: str, *, bos_token: str, eos_toke
 # --- the backend ----------------------------------------------------------------
 
 
+class _ListenerFailed(Exception):
+    """Carries an exception raised by ``on_token`` out of the generation loop unchanged."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Listener:
+    """``on_token`` behind a guard, so its failures are not mistaken for llama.cpp's."""
+
+    def __init__(self, on_token: Callable[[str], None]) -> None:
+        self._on_token = on_token
+
+    def __call__(self, text: str) -> None:
+        try:
+            self._on_token(text)
+        except BaseException as exc:  # noqa: B902 - re-raised as is by complete()
+            raise _ListenerFailed(exc) from exc
+
+
 @contextlib.contextmanager
 def _captured_stderr_fd() -> Iterator[Callable[[], str]]:
     """Capture what C code writes to file descriptor 2 (llama.cpp's grammar parser prints there)."""
@@ -146,7 +167,7 @@ def _amx_advertised() -> bool:
 
 
 @contextlib.contextmanager
-def _plain_buffers(llama_cpp: Any) -> Iterator[None]:
+def plain_weight_buffers(llama_cpp: Any) -> Iterator[None]:
     """Load without llama.cpp's "extra" weight buffers (AMX, repacking) on CPUs that advertise AMX.
 
     Virtual machines may report AMX in cpuid without enabling its tile state;
@@ -199,6 +220,7 @@ class LlamaCppBackend:
     """
 
     supports_grammar = True
+    supports_streaming = True
 
     def __init__(
         self,
@@ -263,7 +285,7 @@ class LlamaCppBackend:
         size = self.model_path.stat().st_size
         quiet = contextlib.nullcontext(lambda: "") if self.verbose else _captured_stderr_fd()
         try:
-            with quiet, _plain_buffers(llama_cpp):  # llama.cpp chatters on stderr while loading
+            with quiet, plain_weight_buffers(llama_cpp):  # llama.cpp chatters on stderr while loading
                 return _CountingLlama(
                     model_path=str(self.model_path),
                     n_ctx=n_ctx,
@@ -305,10 +327,12 @@ class LlamaCppBackend:
         temperature: float = 0.0,
         seed: int = 0,
         grammar: str | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> Completion:
         if max_tokens < 1:
             raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
         stop = [s for s in stop if s]
+        listener = _Listener(on_token) if on_token is not None else None
         with self._lock:
             started = time.perf_counter()
             checked = self._grammar(grammar) if grammar is not None else None
@@ -325,10 +349,13 @@ class LlamaCppBackend:
                 )
             budget = min(max_tokens, self.n_ctx - len(tokens))
             try:
-                result = self._generate(tokens, stop, budget, temperature, seed, checked)
+                result = self._generate(tokens, stop, budget, temperature, seed, checked, listener)
             except BackendError:
                 self._ledger = TokenLedger()
                 raise
+            except _ListenerFailed as failed:  # the caller's own error (a closed socket, Ctrl-C), not llama.cpp's
+                self._ledger = TokenLedger()
+                raise failed.error from None
             except Exception as exc:  # llama.cpp decode failures surface as assorted exceptions
                 self._ledger = TokenLedger()
                 raise BackendError(f"llama.cpp failed while generating: {exc}") from exc
@@ -459,6 +486,7 @@ class LlamaCppBackend:
         temperature: float,
         seed: int,
         grammar: str | None,
+        listener: "_Listener | None" = None,
     ) -> tuple[list[int], bytes, str, str, int, float, dict[str, float]]:
         llm, lib = self._llm, self._lib
         llm.set_seed(seed)
@@ -466,10 +494,9 @@ class LlamaCppBackend:
         before = self._evaluated["n"]
         evaluated: int | None = None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
-        longest_stop = max((len(s) for s in stop), default=0)
+        cutter = StopCutter(stop, listener)
         sampled: list[int] = []
         out = bytearray()
-        text = ""
         finish = "length"
         model_seconds = 0.0
         gate = None
@@ -503,16 +530,12 @@ class LlamaCppBackend:
                     gate.accept(token)
                 piece = self._piece(token)
                 out += piece
-                scanned = len(text)
-                text += decoder.decode(piece)
-                if stop:
-                    hit = find_stop(text, stop, max(0, scanned - longest_stop + 1))
-                    if hit != -1:
-                        text = text[:hit]
-                        finish = "stop"
-                        break
+                if cutter.feed(decoder.decode(piece)):
+                    finish = "stop"
+                    break
                 if len(sampled) >= budget:
                     break
+            cutter.close()
         finally:
             generator.close()
             if gate is not None:
@@ -521,4 +544,4 @@ class LlamaCppBackend:
         perf = {"prompt_eval_ms": float(data.t_p_eval_ms), "eval_ms": float(data.t_eval_ms)}
         if gate is not None:
             perf["grammar_fallbacks"] = float(gate.fallbacks)
-        return sampled, bytes(out), text, finish, evaluated or 0, model_seconds, perf
+        return sampled, bytes(out), cutter.text, finish, evaluated or 0, model_seconds, perf

@@ -4,7 +4,8 @@ It behaves like a real backend where the loop can tell the difference: it cuts
 its text at the earliest stop string, honours ``max_tokens`` (whitespace
 separated words stand in for tokens), counts prompt tokens and how many of them
 a prefix cache would have had to evaluate, and raises ``BackendError`` when the
-script runs out. Every request is recorded so tests can assert what the loop
+script runs out. With ``on_token`` it streams its text in small pieces through
+the same stop-sequence hold-back as the real backends. Every request is recorded so tests can assert what the loop
 sent (prompt, stop sequences, token budget, grammar).
 """
 
@@ -16,7 +17,7 @@ from typing import Callable, Iterable, Sequence, Union
 
 from ..types import Completion
 from .base import BackendError
-from .stops import cut_at_stop
+from .stops import StopCutter, cut_at_stop
 
 ScriptItem = Union[str, Callable[[str], str], BaseException]
 """A turn's text; a function of the prompt giving the text; or an exception to raise."""
@@ -69,6 +70,7 @@ class ScriptedBackend:
     ) -> None:
         self.name = name
         self.supports_grammar = supports_grammar
+        self.supports_streaming = True
         self._turns = list(turns)
         self._wrap = wrap
         self._seconds = seconds_per_turn
@@ -95,6 +97,7 @@ class ScriptedBackend:
         temperature: float = 0.0,
         seed: int = 0,
         grammar: str | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> Completion:
         if grammar is not None and not self.supports_grammar:
             raise BackendError(f"backend {self.name!r} does not support grammars")
@@ -112,6 +115,8 @@ class ScriptedBackend:
         raw = item(prompt) if callable(item) else item
         text, stopped = cut_at_stop(raw, stop)
         text, cut = apply_max_tokens(text, max_tokens)
+        if on_token is not None:
+            _stream(text, stop, on_token)
         reused = _common_prefix(self._cached, prompt)
         self._cached = prompt + text
         return Completion(
@@ -123,6 +128,14 @@ class ScriptedBackend:
             seconds=self._seconds,
             extra={"stopped_by_sequence": stopped and not cut},
         )
+
+
+def _stream(text: str, stop: Sequence[str], on_token: Callable[[str], None]) -> None:
+    """Play ``text`` to ``on_token`` in pieces of at most four characters, as a model would."""
+    cutter = StopCutter(stop, on_token)
+    for i in range(0, len(text), 4):
+        cutter.feed(text[i:i + 4])
+    cutter.close()
 
 
 def _common_prefix(a: str, b: str) -> int:
