@@ -172,8 +172,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"react-text replay: {args.file} holds no events", file=sys.stderr)
         return 2
     console = Console(sys.stdout, raw=args.raw)
-    for event in events:
-        console(event)
+    for number, event in enumerate(events, 1):
+        try:
+            console(event)
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+            print(f"react-text replay: {args.file}: event {number} ({str(event.get('event'))[:40]!r}) is malformed "
+                  f"({type(exc).__name__}); is this a react-text trace?", file=sys.stderr)
+            return 2
     end = next((e for e in reversed(events) if e.get("event") == "run_end"), None)
     if end is None:
         print("(the trace ends without run_end: the run crashed or is still running)")

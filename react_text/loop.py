@@ -403,13 +403,17 @@ class _Turn:
 class _Events:
     """Sends each event to the trace (flushed) and then to ``on_event``."""
 
-    def __init__(self, writer: TraceWriter | None, on_event: Callable[[dict], None] | None, clock: Callable[[], float]):
+    def __init__(self, writer: TraceWriter | None, on_event: Callable[[dict], None] | None, clock: Callable[[], float],
+                 redactor: Callable[[Any], Any] | None = None):
         self.writer = writer
         self.on_event = on_event
+        self.redactor = redactor
         self._clock = clock
         self._t0 = clock()
 
     def emit(self, event: str, **data: Any) -> dict[str, Any]:
+        if self.redactor is not None:
+            data = self.redactor(to_jsonable(data))
         if self.writer is not None and not self.writer.closed:
             record = self.writer.write(event, **data)
         else:
@@ -430,7 +434,9 @@ class Agent:
     event as it happens (the CLI prints from it). ``clock`` is injectable so
     tests can drive the timeout. ``prose="final"`` accepts bare prose as the
     final answer (for chat-wrapped tiny models); the default treats it as a
-    format error.
+    format error. ``redact`` (field names, or a ``hook(tool_name, result)``)
+    hides tool-result fields from the model and, with secret-looking values
+    and ``name: value`` pairs, masks them in the trace and ``on_event``.
     """
 
     def __init__(
@@ -448,7 +454,9 @@ class Agent:
         temperature: float = 0.0,
         seed: int = 0,
         examples: Any = None,
+        redact: Any = None,
     ) -> None:
+        from .redaction import Redactor
         from .tools import Tool, tool as make_tool
 
         if prose not in ("error", "final"):
@@ -461,6 +469,9 @@ class Agent:
         self.temperature = temperature
         self.seed = seed
         self.examples = examples
+        self.redact = redact
+        self._redactor = None if redact is None else Redactor.with_fields(() if callable(redact) else
+                                                                          [redact] if isinstance(redact, str) else redact)
         self._clock = clock
         if isinstance(template, (str, Path)):
             from .templates import load_template
@@ -487,7 +498,7 @@ class Agent:
         clock = self._clock
         started = clock()
         writer, own_writer = self._open_trace()
-        events = _Events(writer, self.on_event, clock)
+        events = _Events(writer, self.on_event, clock, self._redactor)
         state = RunState(limits=self.limits, tool_names=tuple(self.tools))
         records: list[StepRecord] = []
         status = reason = answer = ""
@@ -520,6 +531,10 @@ class Agent:
                 status, reason = "interrupted", f"interrupted by the user after {len(records)} steps"
             except BackendError as exc:
                 status, reason = "backend_error", f"backend error: {exc}"
+            except Exception as exc:  # a bug: the trace still ends with run_end, then it surfaces
+                events.emit("run_end", status="error", answer="", totals=_totals(records, clock() - started),
+                            reason=f"internal error: {type(exc).__name__}: {exc}")
+                raise
             if not answer:
                 answer = explain(status, reason, state)
             result = RunResult(
@@ -549,7 +564,7 @@ class Agent:
         from .dialects import format_action
 
         writer, own_writer = self._open_trace()
-        events = _Events(writer, self.on_event, self._clock)
+        events = _Events(writer, self.on_event, self._clock, self._redactor)
         try:
             events.emit("run_start", **self._run_start(question), mode="propose")
             prompt, wrap_info = self._first_prompt(question)
@@ -681,7 +696,8 @@ class Agent:
             max_chars = min(self.limits.max_observation_chars, getattr(tool, "max_chars", None) or 10**9)
             events.emit("tool_call", n=n, tool=tool.name, args=decision.action.args, timeout=timeout)
             t0 = self._clock()
-            observation = call_tool(tool, decision.action.args, timeout=timeout, max_chars=max_chars)
+            observation = call_tool(tool, decision.action.args, timeout=timeout, max_chars=max_chars,
+                                    redact=self.redact)
             tool_seconds = self._clock() - t0
             shown = _shown(observation)
             events.emit("observation", n=n, observation=observation, shown=shown)
