@@ -59,6 +59,7 @@ from typing import Any, Iterator, Mapping
 
 from .backends.base import Backend, BackendError
 from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
+from .templates import TemplateError
 from .trace import json_text
 
 __all__ = ["ServerConfig", "ApiError", "ChatService", "ShimHTTPServer", "make_server", "serve", "is_loopback"]
@@ -296,6 +297,12 @@ class ChatService:
             )
         except ShimRequestError as exc:
             raise _bad(exc.message, exc.param) from exc
+        except TemplateError as exc:
+            if "too expensive" in exc.reason:  # the request's tools and messages make a prompt past the limits
+                raise _bad(f"The request makes a prompt too large for this server ({exc.reason}).", "messages",
+                           code="context_length_exceeded") from exc
+            raise ApiError(500, f"The server's template failed: {exc.reason}", type="server_error",
+                           code="template_error") from exc
         except BackendError as exc:
             status = 503 if exc.retryable else 500
             raise ApiError(status, f"The model backend failed: {exc}", type="server_error", code="backend_error") from exc
@@ -338,11 +345,14 @@ class _Handler(BaseHTTPRequestHandler):
         config = self.server.service.config
         self.connection = self.request
         self.connection.settimeout(config.read_timeout_s)
-        self._reader = _RequestReader(self.connection, time.monotonic() + config.read_timeout_s,
-                                      config.max_header_bytes + _LINE_ALLOWANCE)
+        self._reader = _RequestReader(self.connection, time.monotonic() + config.read_timeout_s, _REQUEST_LINE_LIMIT)
         self.rfile = io.BufferedReader(self._reader)
         self.wfile = socket.SocketIO(self.connection, "wb")  # unbuffered, as StreamRequestHandler's default
         self._responded = False
+
+    def parse_request(self) -> bool:
+        self._reader.header_budget = self.server.service.config.max_header_bytes  # the request line is in
+        return super().parse_request()
 
     def send_response(self, code: int, message: str | None = None) -> None:
         self._responded = True
@@ -509,8 +519,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-_LINE_ALLOWANCE = 65537 + 8192
-"""Room for the request line (http.server's own cap) and one read-ahead buffer besides the headers."""
+_REQUEST_LINE_LIMIT = 65537 + 8192
+"""http.server's own cap on the request line, plus one read-ahead buffer."""
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
