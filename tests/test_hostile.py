@@ -23,6 +23,8 @@ from typing import Any, Callable, Iterator
 import openai
 import pytest
 import requests
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from react_text import cli
 from react_text.arguments import ArgumentError, bind_args
@@ -39,7 +41,10 @@ from react_text.sandbox import GuardedEnvironment, RenderLimits, SandboxError, c
 from react_text.server import ServerConfig, ShimHTTPServer, make_server
 from react_text.templates import load_template
 from react_text.tools import tool
-from react_text.trace import TraceWriter, read_trace
+from react_text.trace import TraceWriter, json_text, read_trace
+
+ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()))
+"""Every code point, lone surrogates and controls included."""
 
 LONE = "\udcff"  # what os.fsdecode makes of the byte 0xff: a lone surrogate
 MODEL = "hostile-model"
@@ -126,6 +131,14 @@ def test_a_run_full_of_lone_surrogates_answers_and_ends_with_run_end(tmp_path: P
     assert events[-1]["event"] == "run_end" and events[-1]["answer"] == f"done{LONE}"
     stream.flush()
     assert "\ufffd" in stream.buffer.getvalue().decode("utf-8")  # printed, shown as a replacement character
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_json_text_is_valid_utf8_and_reads_back_exactly(text: str):
+    line = json_text({"k" + text: [text]})
+    line.encode("utf-8")
+    assert json.loads(line) == {"k" + text: [text]}
 
 
 def test_run_end_is_written_even_when_an_unexpected_error_escapes(tmp_path: Path, classic):
@@ -294,7 +307,7 @@ def test_sandbox_bounds_everything_built_in_one_render():
 
 def test_sandbox_checks_the_time_inside_a_long_filter_chain(monkeypatch):
     ticks = iter(range(10**9))
-    monkeypatch.setattr("react_text.sandbox.time.monotonic", lambda: next(ticks) * 0.001)  # each look: +1 ms
+    monkeypatch.setattr("react_text.sandbox._now", lambda: next(ticks) * 0.001)  # each look: +1 ms
     with pytest.raises(SandboxError, match="took longer than 1 s"):
         render("{{ range(100000)|map('string')|select|list|length }}", RenderLimits(seconds=1))
 
@@ -323,6 +336,34 @@ def test_api_key_is_required_and_checked():
         api = openai.OpenAI(base_url=server.url + "/v1", api_key="s3cret-key", max_retries=0, timeout=60)
         assert [m.id for m in api.models.list()] == [MODEL]
         assert api.chat.completions.create(model=MODEL, messages=USER).choices[0].message.content == "ok"
+
+
+def test_cli_serve_takes_the_api_key_and_requires_it_for_remote():
+    base = [sys.executable, "-m", "react_text.cli", "serve", "--backend", "http", "--url", "http://127.0.0.1:9"]
+    env = {k: v for k, v in os.environ.items() if k != "REACT_TEXT_API_KEY"}
+    refused = subprocess.run(base + ["--allow-remote"], capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode == 2 and "--api-key" in refused.stderr
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(base + ["--port", str(port), "--model", "m"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env={**env, "REACT_TEXT_API_KEY": "k-123"})
+    try:
+        url = f"http://127.0.0.1:{port}/v1/models"
+        for _ in range(300):  # wait for the port, at most 300 tries
+            assert proc.poll() is None
+            try:
+                status = requests.get(url, timeout=2).status_code
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        assert status == 401
+        assert requests.get(url, headers={"Authorization": "Bearer k-123"}, timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        proc.stderr.close()
 
 
 @pytest.mark.parametrize("headers, status, code", [
@@ -556,6 +597,23 @@ def test_console_strips_terminal_escapes_from_model_tool_and_replayed_text():
     assert not any(ch in printed for ch in "\x1b\x07\x08\r\x9b")
     assert "abcde\tf\ng" in printed
     assert clean_text("x\x1b[?1049hy\x1bPq#0;1;2\x1b\\z") == "xyz"
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_clean_text_leaves_no_control_characters(text: str):
+    cleaned = clean_text(text)
+    assert not any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
+                   for c in cleaned)
+    assert clean_text(cleaned) == cleaned
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_redaction_never_raises_and_is_stable(text: str):
+    r = Redactor.with_fields(["pin"])
+    once = r({"pin": text, "x": [text, {"note": "password: " + text}]})
+    assert once["pin"] in ("[redacted]", "") and r(once) == once
 
 
 def test_replay_of_a_malformed_trace_is_one_clean_line(tmp_path: Path, capsys):
