@@ -29,10 +29,11 @@ Choices, and why:
   be sent) and then sent as one role chunk, one content or tool_calls chunk and
   a finish chunk, so clients that always stream still work.
 * Status codes: 400 malformed request (bad JSON, missing or ill-typed fields),
-  404 unknown route or model, 405 wrong method, 411 no Content-Length,
-  413 body too large, 415 not JSON, 431 headers too large, 422 a well-formed request for something this server does
-  not do (``n`` > 1, legacy ``functions``, ``logprobs``, non-text content),
   401 a missing or wrong API key, 403 a foreign ``Host`` or ``Origin``,
+  404 unknown route or model, 405 wrong method, 411 no Content-Length,
+  413 body too large, 415 not JSON, 431 headers too large, 422 a well-formed
+  request for something this server does not do (``n`` > 1, legacy
+  ``functions``, ``logprobs``, non-text content),
   429 queue full, 500 model or server failure, 503 model busy past the queue
   timeout or temporarily unavailable. Every error body is OpenAI-shaped:
   ``{"error": {"message", "type", "param", "code"}}``.
@@ -41,6 +42,7 @@ Choices, and why:
 from __future__ import annotations
 
 import hmac
+import http.client
 import io
 import ipaddress
 import json
@@ -52,7 +54,6 @@ import time
 import traceback
 import uuid
 from dataclasses import dataclass
-import http.client
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator, Mapping
@@ -356,6 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def send_response(self, code: int, message: str | None = None) -> None:
         self._responded = True
+        self.connection.settimeout(self.server.service.config.read_timeout_s)  # not what the deadline left
         super().send_response(code, message)
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
@@ -615,6 +617,8 @@ class ShimHTTPServer(ThreadingHTTPServer):
             try:
                 request.settimeout(1.0)
                 request.sendall(_BUSY_REPLY)
+                request.setblocking(False)
+                request.recv(65536)  # drop what already arrived, so closing does not reset the reply away
             except OSError:
                 pass
             self.shutdown_request(request)
