@@ -29,6 +29,9 @@ Statuses (``RunResult.status``):
 ``backend_error``  the backend could not produce a completion.
 ``interrupted``    Ctrl-C; the trace holds everything up to that point.
 
+An unexpected exception (a bug, a broken ``on_event``) is not a status: the
+trace still ends with a ``run_end`` of status ``error`` and ``run`` re-raises.
+
 Only ``answered`` carries the model's answer; every other status carries an
 explanation (why it stopped, and the last observation), never an empty string.
 

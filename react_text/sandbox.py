@@ -260,7 +260,7 @@ def _filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], b
         limit = budget.limits.max_value_chars * (1 if name in _STRINGIFYING else _FILTER_WORK_FACTOR)
         size = _text_size(value, limit)
         if size > limit:
-            raise _LimitExceeded(f"a {name} over a value of more than {limit} characters")
+            raise _LimitExceeded(f"the {name!r} filter over a value of more than {limit} characters")
     if name == "sum":
         start = args[2] if len(args) > 2 else kwargs.get("start", 0)
         if not isinstance(start, (int, float)) or isinstance(start, bool):
@@ -286,7 +286,7 @@ def _filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], b
 _STRINGIFYING = frozenset({
     "join", "string", "tojson", "pprint", "format", "upper", "lower", "title", "capitalize", "trim", "striptags",
     "truncate", "wordcount", "wordwrap", "center", "indent", "replace", "escape", "e", "forceescape", "safe",
-    "urlencode", "urlize", "xmlattr", "reverse",
+    "urlencode", "urlize", "xmlattr",
 })
 """Filters that turn a container into one string (whose size is that of the container's text)."""
 
@@ -404,10 +404,10 @@ class GuardedEnvironment(ImmutableSandboxedEnvironment):
         budget = _budget()
         budget.call()
         _check_call(__obj, args, budget)
+        limit = budget.limits.max_value_chars * _FILTER_WORK_FACTOR
         for arg in (*args, *kwargs.values()):  # str(), list(), dict() and friends build from their arguments
-            if isinstance(arg, (list, tuple, dict, set, frozenset)):
-                budget.size(_text_size(arg, budget.limits.max_value_chars * _FILTER_WORK_FACTOR) // _FILTER_WORK_FACTOR,
-                            "call argument")
+            if isinstance(arg, (list, tuple, dict, set, frozenset)) and _text_size(arg, limit) > limit:
+                raise _LimitExceeded(f"a call with an argument of more than {limit} characters")
         return budget.check_value(super().call(__context, __obj, *args, **kwargs))
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
