@@ -198,6 +198,20 @@ def test_bind_args_on_deeply_nested_text_never_raises_recursion_error(tool_, arg
         assert "Invalid input" in str(exc)
 
 
+NESTED = st.builds(lambda n, opener, tail: opener * n + tail, st.integers(0, 3000),
+                   st.sampled_from(["[", "{", '{"a":', '["', "[{", '{"items": [']), ANY_TEXT)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(ANY_TEXT, NESTED, st.dictionaries(ANY_TEXT, st.one_of(ANY_TEXT, NESTED), max_size=3)))
+def test_bind_args_only_ever_raises_argument_error(args):
+    for tool_ in (take_list, take_object):
+        try:
+            bind_args(tool_, args)
+        except ArgumentError:
+            pass
+
+
 class _Reply(BaseHTTPRequestHandler):
     """A tiny server: ``server.reply(handler)`` writes whatever the test wants."""
 
