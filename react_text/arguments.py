@@ -68,7 +68,7 @@ def _key(name: str) -> str:
 def _show(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = safe_str(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -207,11 +207,12 @@ def _coerce_kind(value: Any, kind: str, schema: Mapping[str, Any], path: str, re
 
 
 def _json_or_none(text: str) -> Any:
+    """``text`` read as JSON, or None; nesting too deep for Python's recursion limit reads as not JSON."""
     if len(text) > 1_000_000:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

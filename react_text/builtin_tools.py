@@ -464,7 +464,8 @@ class _Corpus:
                     real = path.resolve()
                     if not real.is_relative_to(root) or not real.is_file():
                         continue  # a link out of the folder: not part of this corpus
-                    data = real.read_bytes()[:min(MAX_FILE_BYTES, budget)]
+                    with open(real, "rb") as fh:  # at most the cap: a huge file must not be read whole
+                        data = fh.read(min(MAX_FILE_BYTES, budget))
                 except OSError:
                     continue
                 budget -= len(data)

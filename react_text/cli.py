@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import asdict
 from typing import Sequence
@@ -173,8 +174,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"react-text replay: {args.file} holds no events", file=sys.stderr)
         return 2
     console = Console(sys.stdout, raw=args.raw)
-    for event in events:
-        console(event)
+    for number, event in enumerate(events, 1):
+        try:
+            console(event)
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+            print(f"react-text replay: {args.file}: event {number} ({str(event.get('event'))[:40]!r}) is malformed "
+                  f"({type(exc).__name__}); is this a react-text trace?", file=sys.stderr)
+            return 2
     end = next((e for e in reversed(events) if e.get("event") == "run_end"), None)
     if end is None:
         print("(the trace ends without run_end: the run crashed or is still running)")
@@ -248,7 +254,10 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--allow-remote", action="store_true",
-                   help="allow a non-loopback --host (the endpoint has no authentication)")
+                   help="allow a non-loopback --host (needs --api-key)")
+    p.add_argument("--api-key", default=None,
+                   help="require 'Authorization: Bearer KEY' on every request (default: $REACT_TEXT_API_KEY; "
+                        "the variable keeps the key out of the process list)")
     p.add_argument("--constrain", action="store_true", help="constrain every turn with a grammar")
     p.add_argument("--backend", choices=("llama", "http"), default="llama")
     p.add_argument("--url", default=None, help="server URL for --backend http")
@@ -283,7 +292,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             backend = LlamaCppBackend(model, n_ctx=args.n_ctx)
         examples = load_examples(args.examples) if args.examples else None
         config = ServerConfig(model_name=model, template=args.template, constrain=args.constrain,
-                              default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples)
+                              default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples,
+                              api_key=args.api_key or os.environ.get("REACT_TEXT_API_KEY") or None)
         server = make_server(backend, config, host=args.host, port=args.port,
                              allow_remote=args.allow_remote, verbose=args.verbose)
     except (BackendError, ModelError, TemplateError, ValueError, OSError) as exc:

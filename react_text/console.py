@@ -10,6 +10,9 @@ the model writes it. When the turn is parsed, the printed step is the parsed
 one: the live line is finished if it was the step's thought, and erased and
 reprinted if the parser read the turn differently (no thought, a relabelled
 answer), so nothing is printed twice.
+Everything printed comes from a model, a tool or a trace file, so it is
+cleaned first: a model or a web page can write terminal escape sequences that
+retitle the window, hide text or rewrite earlier lines.
 """
 
 from __future__ import annotations
@@ -17,9 +20,26 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import re
 import sys
 import unicodedata
 from typing import IO, Any
+
+_TERMINAL_CONTROLS = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"                        # CSI: colours, cursor moves, erasing
+    r"|\x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$)"          # OSC / DCS / SOS / PM / APC strings
+    r"|\x9b[0-?]*[ -/]*[@-~]?"                         # 8-bit CSI
+    r"|[\x9d\x90\x98\x9e\x9f][^\x07\x9c]*(?:\x07|\x9c|$)"  # 8-bit string controls
+    r"|\x1b[ -/]*[0-~]?"                               # other escapes (charset, keypad, reset)
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"                    # other C0/C1 controls (keeps \t and \n)
+    r"|[\ud800-\udfff]",                               # lone surrogates: unprintable, crash strict streams
+    re.DOTALL,
+)
+
+
+def clean_text(text: str) -> str:
+    """``text`` without terminal control sequences or other control characters (``\\n`` and ``\\t`` stay)."""
+    return _TERMINAL_CONTROLS.sub(lambda m: "\ufffd" if "\ud800" <= m.group(0) <= "\udfff" else "", text)
 
 _STYLES = {
     "dim": "2",
@@ -132,7 +152,7 @@ class Console:
         return f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
 
     def _line(self, style: str, label: str, text: str = "") -> None:
-        body = f"{label} {text}".rstrip() if text else label
+        body = clean_text(f"{label} {text}".rstrip() if text else label)
         self.stream.write(self._paint(style, body) + "\n")
         self.stream.flush()
 
@@ -159,7 +179,7 @@ class Console:
         if self.raw:
             self._line("dim", f"--- model turn {e.get('n')} ({e.get('completion_tokens', 0)} tokens, "
                        f"{e.get('finish_reason', '?')}) ---")
-            self.stream.write(self._paint("dim", str(e.get("text", ""))) + "\n")
+            self.stream.write(self._paint("dim", clean_text(str(e.get("text", "")))) + "\n")
 
     def _on_step(self, e: dict[str, Any]) -> None:
         step = e.get("step") or {}

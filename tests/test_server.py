@@ -155,6 +155,7 @@ def test_malformed_requests_get_openai_shaped_errors() -> None:
         # no Content-Length
         conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
         conn.putrequest("POST", "/v1/chat/completions")
+        conn.putheader("Content-Type", "application/json")
         conn.endheaders()
         reply = conn.getresponse()
         assert reply.status == 411 and json.loads(reply.read())["error"]["code"] == "length_required"

@@ -2,8 +2,10 @@
 
 Plain text completion only (no chat endpoint): the text protocol needs the
 scratchpad to continue exactly where it stopped. Transient failures (refused
-connection, timeout, HTTP 5xx) are retried with exponential backoff; a 4xx or a
-reply that is not the JSON we expect fails at once with the URL and status.
+connection, timeout, HTTP 5xx and 429) are retried with exponential backoff; a
+4xx or a reply that is not the JSON we expect fails at once with the URL and
+status. Each attempt has a total deadline and a reply size cap, so a server
+that trickles or floods cannot hold a run for ever or fill the memory.
 
 With ``on_token`` the request asks for the server's streaming mode
 (``stream: true``; both APIs answer with Server-Sent Events ``data:`` lines)
@@ -28,6 +30,12 @@ OPENAI_MAX_STOP = 4
 _APIS = ("openai", "llama")
 _MAX_STREAM_BYTES = 64 * 1024 * 1024
 """A streamed reply larger than this is not a completion we asked for."""
+
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""Largest reply read: a completion is text, a bigger reply is a broken or hostile server."""
+
+MAX_RETRY_AFTER_S = 30.0
+"""Longest ``Retry-After`` honoured between attempts."""
 
 
 def _snippet(text: str, limit: int = 200) -> str:
@@ -61,6 +69,7 @@ class HttpBackend:
         retries: int = 2,
         backoff: float = 0.5,
         chat_template: str | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         import requests
 
@@ -80,6 +89,7 @@ class HttpBackend:
         self.retries = retries
         self.backoff = backoff
         self.chat_template = chat_template
+        self.max_reply_bytes = max_reply_bytes
         self.url = f"{base}/v1/completions" if api == "openai" else f"{base}/completion"
         self.name = f"http:{api}:{base}"
         self._requests = requests
@@ -165,8 +175,9 @@ class HttpBackend:
         last: BackendError | None = None
         attempts = self.retries + 1
         for attempt in range(1, attempts + 1):
+            wait = self.backoff * 2 ** (attempt - 1)
             try:
-                response = self._session.post(self.url, json=body, timeout=self.timeout)
+                status, raw, retry_after = self._exchange(body)
             except requests.Timeout:
                 last = BackendError(f"POST {self.url}: no answer within {self.timeout}s", retryable=True)
             except requests.ConnectionError as exc:
@@ -174,23 +185,22 @@ class HttpBackend:
             except requests.RequestException as exc:
                 raise BackendError(f"POST {self.url}: request failed ({exc})") from exc
             else:
-                status = response.status_code
-                if status >= 500:
-                    last = BackendError(
-                        f"POST {self.url}: HTTP {status} from the server: {_snippet(response.text)}",
-                        retryable=True,
-                    )
+                text = raw.decode("utf-8", errors="replace")
+                if status >= 500 or status == 429:
+                    last = BackendError(f"POST {self.url}: HTTP {status} from the server: {_snippet(text)}",
+                                        retryable=True)
+                    wait = max(wait, min(retry_after or 0.0, MAX_RETRY_AFTER_S))
                 elif status >= 400:
-                    raise BackendError(f"POST {self.url}: HTTP {status}, request rejected: {_snippet(response.text)}")
+                    raise BackendError(f"POST {self.url}: HTTP {status}, request rejected: {_snippet(text)}")
                 else:
                     try:
-                        return response.json(), attempt
-                    except ValueError:
+                        return json.loads(raw), attempt
+                    except (ValueError, RecursionError):
                         raise BackendError(
-                            f"POST {self.url}: HTTP {status} but the reply is not JSON: {_snippet(response.text)}"
+                            f"POST {self.url}: HTTP {status} but the reply is not JSON: {_snippet(text)}"
                         ) from None
             if attempt < attempts:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+                time.sleep(wait)
         assert last is not None
         raise BackendError(f"{last} (gave up after {attempts} attempts)", retryable=True)
 
@@ -295,6 +305,40 @@ class HttpBackend:
         if not isinstance(choices[0], dict) or not isinstance(choices[0].get("text", ""), str):
             raise self._malformed(event, "'choices[0].text' string in its stream")
         return choices[0].get("text") or "", choices[0].get("finish_reason") or finish
+    def _exchange(self, body: dict[str, Any]) -> tuple[int, bytes, float | None]:
+        """One POST: status, the reply body and any ``Retry-After`` seconds, within the deadline and size cap.
+
+        ``timeout`` bounds each socket wait and the whole exchange: a server that
+        trickles a byte now and then would otherwise never time out. The reply
+        is read in pieces and abandoned past ``max_reply_bytes``.
+        """
+        deadline = time.monotonic() + self.timeout
+        with self._session.post(self.url, json=body, timeout=self.timeout, stream=True) as response:
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > self.max_reply_bytes:
+                raise self._oversized(int(declared))
+            raw = response.raw
+            read1 = getattr(raw, "read1", None)  # returns what has arrived instead of waiting for a full block
+            pieces: list[bytes] = []
+            size = 0
+            while True:
+                if time.monotonic() > deadline:
+                    raise self._requests.Timeout(f"the reply took longer than {self.timeout}s")
+                try:
+                    piece = (read1 or raw.read)(65536, decode_content=True)
+                except Exception as exc:  # urllib3 errors wrapped the way requests does
+                    raise _as_requests_error(self._requests, exc) from exc
+                if not piece:
+                    break
+                size += len(piece)
+                if size > self.max_reply_bytes:
+                    raise self._oversized(size)
+                pieces.append(piece)
+            return response.status_code, b"".join(pieces), _seconds(response.headers.get("Retry-After"))
+
+    def _oversized(self, size: int) -> BackendError:
+        return BackendError(f"POST {self.url}: the reply is over {self.max_reply_bytes} bytes ({size}); "
+                            "refusing to read more")
 
     # -- reply ---------------------------------------------------------------------
 
@@ -368,6 +412,24 @@ def _timing_extra(timings: dict[str, Any]) -> dict[str, float]:
     if extra:
         extra["model_seconds"] = sum(extra.values()) / 1000.0
     return extra
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _as_requests_error(requests: Any, exc: Exception) -> Exception:
+    """A read failure inside the body as the requests exception it stands for."""
+    import urllib3.exceptions as u3
+
+    if isinstance(exc, (u3.ReadTimeoutError, TimeoutError)):
+        return requests.Timeout(str(exc))
+    if isinstance(exc, (u3.ProtocolError, u3.HTTPError, OSError)):
+        return requests.ConnectionError(str(exc))
+    return exc
 
 
 def _reason(exc: Exception) -> str:

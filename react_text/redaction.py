@@ -1,0 +1,103 @@
+"""Masking secrets in what a run records and prints: named fields and values that look like keys.
+
+Tool arguments, tool results, model turns and prompts all reach the trace and
+the console. A :class:`Redactor` walks that event data (pure: JSON data in,
+JSON data out) and replaces
+
+* the value of any dict key whose name is a secret field (``password``,
+  ``api_key``, ``token``, ... plus the caller's own names), compared without
+  case, ``_``, ``-`` or spaces;
+* ``name: value`` / ``name=value`` / ``"name": "value"`` for those names
+  inside free text (a model's ``Action Input`` JSON, a prompt);
+* values that look like credentials wherever they are: ``sk-…`` / ``ghp_…`` /
+  ``AKIA…`` / ``xox?-…`` / ``AIza…`` keys, JWTs, ``Bearer`` tokens and PEM
+  private keys.
+
+A redacted trace cannot be replayed exactly (its prompts no longer match what
+the model was sent); that is the price of not writing the secret down.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+__all__ = ["MASK", "SECRET_FIELDS", "Redactor"]
+
+MASK = "[redacted]"
+
+SECRET_FIELDS = frozenset({
+    "password", "passwd", "pwd", "passphrase", "secret", "clientsecret", "token", "accesstoken",
+    "refreshtoken", "idtoken", "authtoken", "apikey", "apitoken", "accesskey", "secretkey", "privatekey",
+    "authorization", "cookie", "setcookie", "sessionid",
+})
+"""Field names (normalised: casefolded, without ``_``/``-``/spaces) always treated as secret."""
+
+_SECRET_VALUES = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"
+    r"|\bsk-[A-Za-z0-9_\-]{16,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
+    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
+    r"|\bAKIA[0-9A-Z]{16}\b"
+    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|\bAIza[0-9A-Za-z_\-]{35}"
+    r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|(?<=\bBearer )[A-Za-z0-9._~+/\-]{8,}=*",
+    re.DOTALL | re.IGNORECASE,
+)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-]", "", name).casefold()
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """Masks secret fields and secret-looking values in event data; ``fields`` adds names."""
+
+    fields: frozenset[str] = SECRET_FIELDS
+
+    @classmethod
+    def with_fields(cls, names: Iterable[str] = ()) -> "Redactor":
+        return cls(SECRET_FIELDS | {_norm(str(n)) for n in names})
+
+    def text(self, value: str) -> str:
+        """``value`` with secret-looking values and ``field: value`` pairs masked."""
+        value = _SECRET_VALUES.sub(MASK, value)
+        return self._pairs.sub(lambda m: m.group(1) + MASK, value)
+
+    def __call__(self, value: Any, _depth: int = 0) -> Any:
+        """A copy of JSON-like ``value`` with secrets masked (strings, lists, dicts at any depth)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if _depth > 64:
+            return MASK  # fail closed: a secret may hide below
+        if isinstance(value, dict):
+            return {k: MASK if _norm(str(k)) in self.fields and value[k] not in (None, "")
+                    else self(v, _depth + 1) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self(v, _depth + 1) for v in value]
+        return value
+
+    @property
+    def _pairs(self) -> re.Pattern[str]:
+        return _pair_pattern(self.fields)
+
+
+_PAIR_CACHE: dict[frozenset[str], re.Pattern[str]] = {}
+
+
+def _pair_pattern(fields: frozenset[str]) -> re.Pattern[str]:
+    """``name: value`` for any spelling of a secret field name (``api_key``, ``Api-Key``, ``APIKEY``)."""
+    pattern = _PAIR_CACHE.get(fields)
+    if pattern is None:
+        spelled = "|".join(sorted((r"[\s_\-]?".join(re.escape(c) for c in name) for name in fields), key=len,
+                                  reverse=True))
+        pattern = re.compile(
+            rf"""((?<![A-Za-z0-9_\-])["']?(?:{spelled})["']?\s*[:=]\s*(?:Bearer\s+)?["']?)"""
+            r"""(?!\[redacted\]|Bearer\b)[^\s"',;}\]]{1,}""",
+            re.IGNORECASE,
+        )
+        _PAIR_CACHE[fields] = pattern
+    return pattern

@@ -1,0 +1,695 @@
+"""Hostile inputs (issue 11): each test reproduces one weakness an audit found, against real parts.
+
+Servers are real sockets on 127.0.0.1 started by the test; every loop that
+waits on one is bounded by a count, never by a timed assertion.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import openai
+import pytest
+import requests
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from react_text import cli
+from react_text.arguments import ArgumentError, bind_args
+from react_text.backends.base import BackendError
+from react_text.backends.http import HttpBackend
+from react_text.backends.scripted import ScriptedBackend
+from react_text.builtin_tools import search_files
+from react_text.console import Console, clean_text
+from react_text.dialects import format_action, format_final
+from react_text.loop import Agent
+from react_text.models import ChecksumMismatch, ModelError, ModelStore, is_verified, parse_catalog, verify_file
+from react_text.redaction import Redactor
+from react_text.sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
+from react_text.server import ServerConfig, ShimHTTPServer, make_server
+from react_text.templates import load_template
+from react_text.tools import tool
+from react_text.trace import TraceWriter, json_text, read_trace
+
+ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()))
+"""Every code point, lone surrogates and controls included."""
+
+LONE = "\udcff"  # what os.fsdecode makes of the byte 0xff: a lone surrogate
+MODEL = "hostile-model"
+USER = [{"role": "user", "content": "What's the weather in Paris?"}]
+TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+
+
+def act(name: str, args: Any) -> str:
+    return f" I will use {name}.\n{format_action('classic', name, args)}"
+
+
+def final(answer: str) -> str:
+    return f" Done.\n{format_final('classic', answer)}"
+
+
+@pytest.fixture(scope="module")
+def classic():
+    return load_template("classic")
+
+
+@contextmanager
+def running(backend: Any = None, *, allow_remote: bool = False, **config: Any) -> Iterator[ShimHTTPServer]:
+    server = make_server(backend or ScriptedBackend([]), ServerConfig(model_name=MODEL, **config),
+                         host="127.0.0.1", port=0, allow_remote=allow_remote)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def post(server: ShimHTTPServer, body: Any, headers: dict[str, str] | None = None) -> requests.Response:
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    return requests.post(server.url + "/v1/chat/completions", data=data, timeout=60,
+                         headers={"Content-Type": "application/json", **(headers or {})})
+
+
+def openai_error(response: requests.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text[:500]
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"} and error["message"]
+    return error
+
+
+def raw_exchange(server: ShimHTTPServer, request: bytes) -> bytes:
+    """Send ``request`` as is and read the whole reply (the server closes: HTTP/1.0)."""
+    with socket.create_connection(server.server_address[:2], timeout=30) as sock:
+        sock.sendall(request)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+# --- 1. lone surrogates and odd bytes -----------------------------------------------------------
+
+
+def test_trace_writer_keeps_lone_surrogates_as_valid_utf8(tmp_path: Path):
+    path = tmp_path / "t.jsonl"
+    with TraceWriter(path) as writer:
+        writer.write("observation", text=f"bytes{LONE} and a half pair \ud83d, 中文")
+    path.read_bytes().decode("utf-8")  # strict: the file is valid UTF-8
+    (event,) = read_trace(path)
+    assert event["text"] == f"bytes{LONE} and a half pair \ud83d, 中文"  # read back exactly
+
+
+def test_a_run_full_of_lone_surrogates_answers_and_ends_with_run_end(tmp_path: Path, classic):
+    @tool
+    def echo(text: str) -> str:
+        """Echo text."""
+        return f"echo {text}{LONE}"
+
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    backend = ScriptedBackend([act("echo", {"text": f"x{LONE}"}), final(f"done{LONE}")])
+    agent = Agent(backend, [echo], classic, trace=tmp_path / "run.jsonl", on_event=Console(stream, colour=False))
+    result = agent.run(f"question{LONE}")
+    assert result.status == "answered" and result.answer == f"done{LONE}"
+    events = read_trace(tmp_path / "run.jsonl")
+    assert events[-1]["event"] == "run_end" and events[-1]["answer"] == f"done{LONE}"
+    stream.flush()
+    assert "\ufffd" in stream.buffer.getvalue().decode("utf-8")  # printed, shown as a replacement character
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_json_text_is_valid_utf8_and_reads_back_exactly(text: str):
+    line = json_text({"k" + text: [text]})
+    line.encode("utf-8")
+    assert json.loads(line) == {"k" + text: [text]}
+
+
+def test_run_end_is_written_even_when_an_unexpected_error_escapes(tmp_path: Path, classic):
+    def on_event(event: dict) -> None:
+        if event["event"] == "decision":
+            raise RuntimeError("a broken printer")
+
+    agent = Agent(ScriptedBackend([final("4")]), [], classic, trace=tmp_path / "run.jsonl", on_event=on_event)
+    with pytest.raises(RuntimeError, match="broken printer"):
+        agent.run("2+2?")
+    end = read_trace(tmp_path / "run.jsonl")[-1]
+    assert end["event"] == "run_end" and end["status"] == "error" and "broken printer" in end["reason"]
+
+
+def test_serve_answers_lone_surrogates_in_and_out_without_a_500():
+    backend = ScriptedBackend([final(f"sunny{LONE}"), final(f"sunny{LONE}")])
+    with running(backend) as server:
+        body = {"messages": [{"role": "user", "content": "weather \\ud800 in Paris?"}], "tools": TOOLS}
+        reply = post(server, json.dumps(body).replace("\\\\ud800", "\\ud800"))
+        assert reply.status_code == 200, reply.text
+        reply.content.decode("utf-8")  # strict: valid UTF-8 on the wire
+        assert reply.json()["choices"][0]["message"]["content"] == f"sunny{LONE}"
+        assert "\ufffd" in backend.prompts[0]  # the lone surrogate reached the model as U+FFFD
+
+        data = json.dumps({**body, "stream": True}).replace("\\\\ud800", "\\ud800").encode()
+        raw = raw_exchange(server, b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                   b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(data), data))
+    assert raw.count(b"HTTP/1.") == 1, raw[:1000]  # one status line: no error appended to the stream
+    assert raw.rstrip().endswith(b"data: [DONE]")
+
+
+# --- 2. RecursionError where JSON is read --------------------------------------------------------
+
+
+@tool
+def take_list(items: list) -> str:
+    """Count items."""
+    return str(len(items))
+
+
+@tool
+def take_object(options: dict, label: str = "") -> str:
+    """Count options."""
+    return str(len(options))
+
+
+@pytest.mark.parametrize("tool_, args", [
+    (take_list, "[" * 1000),
+    (take_list, {"items": "[" * 100_000 + "]" * 100_000}),
+    (take_object, '{"options": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+    (take_object, {"options": "{" + '"a":{' * 50_000 + "}" * 50_001}),
+])
+def test_bind_args_on_deeply_nested_text_never_raises_recursion_error(tool_, args):
+    try:
+        bind_args(tool_, args)
+    except ArgumentError as exc:
+        assert "Invalid input" in str(exc)
+
+
+NESTED = st.builds(lambda n, opener, tail: opener * n + tail, st.integers(0, 3000),
+                   st.sampled_from(["[", "{", '{"a":', '["', "[{", '{"items": [']), ANY_TEXT)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(ANY_TEXT, NESTED, st.dictionaries(ANY_TEXT, st.one_of(ANY_TEXT, NESTED), max_size=3)))
+def test_bind_args_only_ever_raises_argument_error(args):
+    for tool_ in (take_list, take_object):
+        try:
+            bind_args(tool_, args)
+        except ArgumentError:
+            pass
+
+
+class _Reply(BaseHTTPRequestHandler):
+    """A tiny server: ``server.reply(handler)`` writes whatever the test wants."""
+
+    protocol_version = "HTTP/1.0"
+    server: Any
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.posts += 1
+        try:
+            self.server.reply(self)
+        except (BrokenPipeError, ConnectionResetError):
+            self.server.client_left.set()
+
+
+@contextmanager
+def tiny_server(reply: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[Any]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Reply)
+    server.daemon_threads = True
+    server.reply, server.posts, server.client_left = reply, 0, threading.Event()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, **headers: str) -> None:
+    handler.send_response(status)
+    for name, value in {"Content-Type": "application/json", "Content-Length": str(len(body)), **headers}.items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def test_http_backend_on_a_deeply_nested_reply_is_a_backend_error():
+    deep = b'{"content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with tiny_server(lambda h: send(h, 200, deep)) as server:
+        backend = HttpBackend(f"http://127.0.0.1:{server.server_address[1]}", api="llama", retries=0)
+        with pytest.raises(BackendError, match="not JSON"):
+            backend.complete("p", max_tokens=3)
+
+
+def test_serve_answers_a_deeply_nested_body_with_400():
+    with running() as server:
+        error = openai_error(post(server, b'{"messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"), 400)
+        assert "nested too deeply" in error["message"]
+        assert requests.get(server.url + "/health", timeout=10).status_code == 200
+
+
+def test_replay_of_a_deeply_nested_trace_is_a_clean_error(tmp_path: Path, capsys):
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"event": "run_start", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n" + '{"event": "x"}\n')
+    assert cli.main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+# --- 3. sandbox limits checked before building ------------------------------------------------------
+
+
+def render(source: str, limits: RenderLimits = RenderLimits()) -> str:
+    env = GuardedEnvironment()
+    return render_limited(compile_template(env, source, "t", "t.j2"), {}, "t.j2", limits)
+
+
+BIG = "{% set a = 'x' * 100000 %}{% set many = [a] * 100000 %}"
+
+
+@pytest.mark.parametrize("body", [
+    "{{ many|join }}",
+    "{{ many|string|length }}",
+    "{{ many|upper|length }}",
+    "{{ many|tojson|length }}",
+    "{{ many|pprint|length }}",
+    "{{ many }}",
+    "{{ many ~ 'x' }}",
+    "{{ '%s' % (many,) }}",
+    "{{ ''.join(many)|length }}",
+    "{{ '{}'.format(many)|length }}",
+    "{{ many|unique|list|length }}",
+    "{{ many|sort|length }}",
+    "{{ many|map('upper')|list|length }}",
+    "{{ ('a' * 100000).translate({97: a})|length }}",
+])
+def test_sandbox_refuses_a_value_before_building_it(body: str):
+    with pytest.raises(SandboxError, match="too expensive") as info:
+        render(BIG + body)
+    assert "out of memory" not in info.value.reason and "took longer" not in info.value.reason
+
+
+def test_sandbox_refuses_quadratic_sum_of_lists():
+    with pytest.raises(SandboxError, match="sum only adds numbers"):
+        render("{% set l = [[0] * 10] * 19999 %}{{ l|sum(start=[])|length }}")
+    assert render("{{ [1, 2, 3]|sum }}") == "6"
+
+
+def test_sandbox_bounds_everything_built_in_one_render():
+    with pytest.raises(SandboxError, match="built in all"):
+        render("{% for i in range(200) %}{% set s = 'x' * 150000 %}{% endfor %}")
+
+
+def test_sandbox_checks_the_time_inside_a_long_filter_chain(monkeypatch):
+    ticks = iter(range(10**9))
+    monkeypatch.setattr("react_text.sandbox._now", lambda: next(ticks) * 0.001)  # each look: +1 ms
+    with pytest.raises(SandboxError, match="took longer than 1 s"):
+        render("{{ range(100000)|map('string')|select|list|length }}", RenderLimits(seconds=1))
+
+
+def test_ordinary_templates_still_render(classic):
+    prompt = classic.render("What is 2+2?", [take_list, take_object], None)
+    assert "take_list" in prompt and prompt.rstrip().endswith("Thought:")
+
+
+# --- 4. the server: auth, Host/Origin, content type, slow clients, limits ---------------------------
+
+
+def test_allow_remote_needs_an_api_key():
+    with pytest.raises(ValueError, match="api-key"):
+        make_server(ScriptedBackend([]), ServerConfig(model_name=MODEL), host="127.0.0.1", port=0, allow_remote=True)
+
+
+def test_api_key_is_required_and_checked():
+    with running(ScriptedBackend([final("ok")]), allow_remote=True, api_key="s3cret-key") as server:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic s3cret-key"}):
+            reply = post(server, {"messages": USER}, headers)
+            error = openai_error(reply, 401)
+            assert error["code"] == "invalid_api_key" and reply.headers["WWW-Authenticate"] == "Bearer"
+        with pytest.raises(openai.AuthenticationError):
+            openai.OpenAI(base_url=server.url + "/v1", api_key="nope", max_retries=0).models.list()
+        api = openai.OpenAI(base_url=server.url + "/v1", api_key="s3cret-key", max_retries=0, timeout=60)
+        assert [m.id for m in api.models.list()] == [MODEL]
+        assert api.chat.completions.create(model=MODEL, messages=USER).choices[0].message.content == "ok"
+
+
+def test_cli_serve_takes_the_api_key_and_requires_it_for_remote():
+    base = [sys.executable, "-m", "react_text.cli", "serve", "--backend", "http", "--url", "http://127.0.0.1:9"]
+    env = {k: v for k, v in os.environ.items() if k != "REACT_TEXT_API_KEY"}
+    refused = subprocess.run(base + ["--allow-remote"], capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode == 2 and "--api-key" in refused.stderr
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(base + ["--port", str(port), "--model", "m"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env={**env, "REACT_TEXT_API_KEY": "k-123"})
+    try:
+        url = f"http://127.0.0.1:{port}/v1/models"
+        for _ in range(300):  # wait for the port, at most 300 tries
+            assert proc.poll() is None
+            try:
+                status = requests.get(url, timeout=2).status_code
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        assert status == 401
+        assert requests.get(url, headers={"Authorization": "Bearer k-123"}, timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        proc.stderr.close()
+
+
+@pytest.mark.parametrize("headers, status, code", [
+    ({"Host": "evil.example:8080"}, 403, "forbidden_host"),                # DNS rebinding
+    ({"Origin": "https://evil.example"}, 403, "forbidden_origin"),          # a web page's fetch()
+    ({"Origin": "null"}, 403, "forbidden_origin"),                          # a sandboxed frame, a file: page
+    ({"Content-Type": "text/plain"}, 415, "unsupported_media_type"),        # a form post needs no preflight
+    ({"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"),
+])
+def test_browser_requests_to_a_loopback_server_are_refused(headers, status, code):
+    backend = ScriptedBackend([])
+    with running(backend) as server:
+        assert openai_error(post(server, {"messages": USER}, headers), status)["code"] == code
+    assert backend.calls == []
+
+
+def test_loopback_names_and_origins_are_accepted():
+    with running(ScriptedBackend([final("a"), final("b")])) as server:
+        port = server.server_address[1]
+        for headers in ({"Host": f"localhost:{port}"}, {"Origin": "http://localhost:3000"}):
+            assert post(server, {"messages": USER}, headers).status_code == 200
+
+
+def test_a_trickling_client_is_cut_off_at_the_whole_request_deadline():
+    request = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               b"Content-Length: 40\r\n\r\n" + b'{"messages": [{"role":"user","content":""}]}'[:40])
+    with running(read_timeout_s=0.5) as server:
+        with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+            sent_all = True
+            for byte in request:  # one byte each 50 ms: each wait is short, the whole request is not
+                try:
+                    sock.sendall(bytes([byte]))
+                except OSError:
+                    sent_all = False
+                    break
+                time.sleep(0.05)
+                if _closed(sock):
+                    sent_all = False
+                    break
+            assert not sent_all, "the server waited for the whole trickled request"
+
+
+def _readable(sock: socket.socket) -> bool:
+    import select
+
+    return bool(select.select([sock], [], [], 0)[0])
+
+
+def _closed(sock: socket.socket) -> bool:
+    if not _readable(sock):
+        return False
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
+def test_idle_connections_cannot_hold_more_than_the_cap_of_threads():
+    with running(max_connections=4, read_timeout_s=30) as server:
+        before = threading.active_count()
+        idle = [socket.create_connection(server.server_address[:2], timeout=10) for _ in range(12)]
+        try:
+            import select
+
+            waiting, refused = list(idle), 0
+            for _ in range(200):  # the held four never answer (30 s deadline); the other eight get a 503 at once
+                if refused == 8:
+                    break
+                for sock in select.select(waiting, [], [], 0.1)[0]:
+                    reply = sock.recv(4096)
+                    assert reply.startswith(b"HTTP/1.0 503")
+                    assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "too_many_connections"
+                    waiting.remove(sock)
+                    refused += 1
+            assert refused == 8 and len(waiting) == 4
+            assert threading.active_count() - before <= 4
+        finally:
+            for sock in idle:
+                sock.close()
+        assert server.request_queue_size >= 64  # a sane listen backlog (socketserver's default is 5)
+
+
+def test_oversized_headers_get_an_openai_shaped_431():
+    with running() as server:
+        reply = requests.get(server.url + "/health", headers={"X-Big": "y" * 60_000}, timeout=30)
+        assert openai_error(reply, 431)["message"].startswith("The request headers are too large")
+        many = {f"X-H{i}": "v" for i in range(120)}  # http.server's own limit is 100 headers
+        openai_error(requests.get(server.url + "/health", headers=many, timeout=30), 431)
+        assert requests.get(server.url + "/health", timeout=10).status_code == 200
+
+
+def test_three_thousand_tools_are_a_400_not_a_500():
+    tools = [{"type": "function", "function": {"name": f"tool_{i}", "description": "d" * 50, "parameters": {
+        "type": "object", "properties": {"x": {"type": "string"}}}}} for i in range(3000)]
+    backend = ScriptedBackend([])
+    with running(backend) as server:
+        assert openai_error(post(server, {"messages": USER, "tools": tools}), 400)["param"] == "tools"
+        big = [{**t, "function": {**t["function"], "description": "d" * 3000}} for t in tools[:100]]
+        assert openai_error(post(server, {"messages": USER, "tools": big}), 400)["code"] == "context_length_exceeded"
+    assert backend.calls == []
+
+
+# --- 5. bounded reads ------------------------------------------------------------------------------
+
+
+def test_search_reads_at_most_its_cap_of_a_huge_file(tmp_path: Path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "small.txt").write_text("The lighthouse opens at nine.")
+    with open(corpus / "huge.txt", "wb") as fh:
+        fh.truncate(3 << 30)  # sparse: 3 GiB on paper, nothing on disk
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from react_text.builtin_tools import search_files\n"
+        f"print(search_files({str(corpus)!r}).fn('lighthouse'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "small.txt" in done.stdout
+
+
+def test_http_backend_gives_up_on_a_trickling_server():
+    def trickle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()
+        for _ in range(400):  # 400 bytes, one each 50 ms: 20 s if nobody stops it
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.05)
+        handler.wfile.write(b'{"content": "late"}')
+        handler.server.finished = True
+
+    with tiny_server(trickle) as server:
+        server.finished = False
+        backend = HttpBackend(f"http://127.0.0.1:{server.server_address[1]}", api="llama", retries=0, timeout=1)
+        with pytest.raises(BackendError, match="no answer within 1s") as info:
+            backend.complete("p", max_tokens=3)
+        assert info.value.retryable and not server.finished
+
+
+def test_http_backend_stops_reading_an_oversized_reply():
+    def flood(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()  # no Content-Length: the reply ends when the server closes
+        handler.wfile.write(b'{"content": "')
+        for _ in range(2000):  # 128 MB if read to the end
+            handler.wfile.write(b"x" * 65536)
+        handler.wfile.write(b'"}')
+        handler.server.finished = True
+
+    with tiny_server(flood) as server:
+        server.finished = False
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with pytest.raises(BackendError, match="over 1000000 bytes"):
+            HttpBackend(url, api="llama", retries=0, max_reply_bytes=1_000_000).complete("p", max_tokens=3)
+        assert server.client_left.wait(timeout=30) and not server.finished
+
+
+def test_http_backend_refuses_a_declared_oversized_reply_unread():
+    with tiny_server(lambda h: send(h, 200, b'{"content": "' + b"x" * 2_000_000 + b'"}')) as server:
+        backend = HttpBackend(f"http://127.0.0.1:{server.server_address[1]}", api="llama", retries=2,
+                              max_reply_bytes=1_000_000)
+        with pytest.raises(BackendError, match="over 1000000 bytes") as info:
+            backend.complete("p", max_tokens=3)
+        assert not info.value.retryable and server.posts == 1
+
+
+def test_http_backend_retries_429():
+    replies = iter([(429, b'{"error": "slow down"}'), (200, b'{"content": "fine"}')])
+
+    def reply(handler: BaseHTTPRequestHandler) -> None:
+        status, body = next(replies)
+        send(handler, status, body, **({"Retry-After": "0"} if status == 429 else {}))
+
+    with tiny_server(reply) as server:
+        backend = HttpBackend(f"http://127.0.0.1:{server.server_address[1]}", api="llama", retries=1, backoff=0.01)
+        result = backend.complete("p", max_tokens=3)
+        assert result.text == "fine" and result.extra["attempts"] == 2
+
+
+# --- 6. secrets and terminals ------------------------------------------------------------------------
+
+
+def test_agent_redacts_secrets_in_trace_and_console(tmp_path: Path, classic):
+    @tool
+    def login(user: str, password: str) -> dict:
+        """Log in and return the session."""
+        return {"user": user, "session_token": "tok-123456789", "note": "key sk-abcdefghijklmnopqrstuvwx0123"}
+
+    out = io.StringIO()
+    backend = ScriptedBackend([act("login", {"user": "ann", "password": "hunter2-secret"}), final("logged in")])
+    agent = Agent(backend, [login], classic, trace=tmp_path / "run.jsonl", on_event=Console(out, colour=False),
+                  redact=["session_token"])
+    result = agent.run("Log in as ann")
+    assert result.status == "answered"
+    trace = (tmp_path / "run.jsonl").read_text()
+    for secret in ("hunter2-secret", "tok-123456789", "sk-abcdefghijklmnopqrstuvwx0123"):
+        assert secret not in trace and secret not in out.getvalue()
+    assert "[redacted]" in trace and "ann" in trace
+    assert "tok-123456789" not in backend.prompts[1]  # a named field is hidden from the model too
+
+
+def test_without_redact_the_trace_is_exact(tmp_path: Path, classic):
+    backend = ScriptedBackend([final("the key is sk-abcdefghijklmnopqrstuvwx0123")])
+    Agent(backend, [], classic, trace=tmp_path / "run.jsonl").run("key?")
+    assert "sk-abcdefghijklmnopqrstuvwx0123" in (tmp_path / "run.jsonl").read_text()
+
+
+def test_redactor_masks_pairs_and_secret_looking_values():
+    r = Redactor.with_fields(["pin"])
+    text = r.text('{"password": "hunter2", "q": 1} api_key=abc123 Authorization: Bearer abcdefghijkl pin=1234 '
+                  "max_tokens: 5 ghp_0123456789abcdefghijABCDEFGHIJ")
+    assert "hunter2" not in text and "abc123" not in text and "abcdefghijkl" not in text and "1234" not in text
+    assert "ghp_0123" not in text and "max_tokens: 5" in text and '"q": 1' in text
+    assert r({"Api-Key": "x", "n": 1, "nested": [{"PIN": 7}]}) == {"Api-Key": "[redacted]", "n": 1,
+                                                                    "nested": [{"PIN": "[redacted]"}]}
+
+
+def test_console_strips_terminal_escapes_from_model_tool_and_replayed_text():
+    out = io.StringIO()
+    console = Console(out, colour=False, raw=True)
+    evil = "a\x1b]0;pwned\x07b\x1b[2J\x1b[31mc\x9b1Ad\x07\x08\re\tf\ng"
+    console({"event": "model_turn", "n": 1, "text": evil})
+    console({"event": "step", "n": 1, "step": {"thought": evil, "actions": [{"tool": evil, "args": {"q": evil}}]}})
+    console({"event": "observation", "n": 1, "observation": {"ok": True}, "shown": evil})
+    printed = out.getvalue()
+    assert not any(ch in printed for ch in "\x1b\x07\x08\r\x9b")
+    assert "abcde\tf\ng" in printed
+    assert clean_text("x\x1b[?1049hy\x1bPq#0;1;2\x1b\\z") == "xyz"
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_clean_text_leaves_no_control_characters(text: str):
+    cleaned = clean_text(text)
+    assert not any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
+                   for c in cleaned)
+    assert clean_text(cleaned) == cleaned
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_redaction_never_raises_and_is_stable(text: str):
+    r = Redactor.with_fields(["pin"])
+    once = r({"pin": text, "x": [text, {"note": "password: " + text}]})
+    assert once["pin"] in ("[redacted]", "") and r(once) == once
+
+
+def test_replay_of_a_malformed_trace_is_one_clean_line(tmp_path: Path, capsys):
+    cases = {
+        "step.jsonl": '{"event": "run_start", "question": "q"}\n{"event": "step", "n": 1, "step": "oops"}\n',
+        "tools.jsonl": '{"event": "run_start", "tools": 5}\n',
+        "binary.jsonl": "\x00\x01garbage\n{\n",
+        "list.jsonl": "[1, 2]\n{}\n",
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        code = cli.main(["replay", str(path)])
+        err = capsys.readouterr().err
+        assert code == 2, name
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("react-text replay:")
+    assert cli.main(["replay", str(tmp_path)]) == 2  # a folder
+    assert "Traceback" not in capsys.readouterr().err
+
+
+# --- 8. the model cache -------------------------------------------------------------------------------
+
+
+def _entry(name: str, **source: Any) -> dict[str, Any]:
+    return {"name": "m", "kind": "base", "file": name, "sha256": "0" * 64,
+            "source": {"packages": ["p==1"], **(source or {"file": "pkg/m.gguf"})}}
+
+
+@pytest.mark.parametrize("raw", [
+    _entry("../../outside.gguf"),
+    _entry("/etc/passwd"),
+    _entry(".."),
+    _entry("sub/m.gguf"),
+    _entry("m.gguf", file="../../etc/passwd"),
+    _entry("m.gguf", chunks=["pkg/a.bin", "/abs/b.bin"]),
+    _entry("m.gguf", chunks=["pkg/../../b.bin"]),
+])
+def test_catalog_paths_may_not_leave_their_folders(raw):
+    with pytest.raises(ModelError, match="must be"):
+        parse_catalog({"models": [raw]})
+
+
+def test_a_file_changed_after_verification_is_caught(tmp_path: Path):
+    import hashlib
+
+    data = b"GGUF" + bytes(range(256)) * 64
+    path = tmp_path / "pkg" / "m.gguf"
+    path.parent.mkdir()
+    path.write_bytes(data)
+    (entry,) = parse_catalog({"models": [{**_entry("m.gguf"), "sha256": hashlib.sha256(data).hexdigest(),
+                                          "size": len(data)}]})
+    store = ModelStore(catalog=(entry,), cache_dir=tmp_path / "cache", package_dirs=(tmp_path,))
+    verify_file(path, entry, store)
+    assert is_verified(path, entry.sha256, store)
+    stamp = next((tmp_path / "cache" / "verified").iterdir())
+    assert json.loads(stamp.read_text())["sha256"] == entry.sha256  # the stamp holds the hash it checked
+
+    before = path.stat()
+    with open(path, "r+b") as fh:  # same size, same mtime: a tampered file that looks untouched
+        fh.seek(100)
+        fh.write(b"\x00\x01\x02")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert not is_verified(path, entry.sha256, store)
+    with pytest.raises(ChecksumMismatch):
+        verify_file(path, entry, store)
