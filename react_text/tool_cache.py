@@ -15,6 +15,7 @@ the scratchpad (see ``loop.decide``), and that holds for every tool.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -98,9 +99,14 @@ class ToolCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        except OSError:
+            return False
+        try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh, ensure_ascii=False, default=repr)
             os.replace(tmp, path)
-        except OSError:
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             return False
         return True
