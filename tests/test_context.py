@@ -7,11 +7,16 @@ counts with SmolLM2's real tokenizer and has real llama.cpp read the last prompt
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text.backends.base import context_size, estimate_tokens, token_counter
+from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend, count_words
 from react_text.context import SHORTENED_NOTE, Entry, fit_context, summary
 from react_text.dialects import format_action, format_final
@@ -208,3 +213,76 @@ def test_real_token_counts_keep_every_prompt_inside_smollm2s_window(smol_backend
         assert smol_backend.count_tokens(prompt) + 1 + TURN_TOKENS <= 2048  # +1: the BOS token
     completion = smol_backend.complete(longest, max_tokens=1)
     assert completion.prompt_tokens + TURN_TOKENS <= 2048
+
+
+# --- HTTP: the server's window and tokenizer ---------------------------------------------
+
+class _FakeLlamaServer(BaseHTTPRequestHandler):
+    """Answers /props and /tokenize like llama-server (one token per word), and completions by script."""
+
+    turns: list[str] = []
+    seen: list[int] = []
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def _reply(self, status: int, data: dict) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path == "/props":
+            self._reply(200, {"default_generation_settings": {"n_ctx": 700}})
+        else:
+            self._reply(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path == "/tokenize":
+            self._reply(200, {"tokens": list(range(count_words(data["content"])))})
+        elif self.path == "/completion":
+            tokens = count_words(data["prompt"])
+            self.seen.append(tokens)
+            if tokens >= 700:
+                self._reply(400, {"error": "the request exceeds the available context size"})
+                return
+            self._reply(200, {"content": self.turns[len(self.seen) - 1], "tokens_evaluated": tokens,
+                              "tokens_predicted": 5, "stop_type": "eos"})
+        else:
+            self._reply(404, {"error": "not found"})
+
+
+@pytest.fixture
+def fake_llama_server():
+    handler = type("Handler", (_FakeLlamaServer,), {"turns": read_pages(30), "seen": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_http_backend_asks_the_server_for_its_window_and_tokens(fake_llama_server, template):
+    url, handler = fake_llama_server
+    backend = HttpBackend(url, api="llama", retries=0)
+    assert backend.context_size == 700
+    assert backend.count_tokens("one two three") == 3
+    limits = Limits(max_steps=35, max_total_tokens=10**7, max_turn_tokens=TURN_TOKENS, max_observation_chars=10**6)
+    result = Agent(backend, [page_tool(150)], template, limits=limits).run("Read every page of the log.")
+    assert result.status == "answered", result.answer
+    assert len(handler.seen) == 31 and max(handler.seen) + TURN_TOKENS <= 700
+
+
+def test_http_backend_without_props_or_tokenize_estimates(template):
+    backend = HttpBackend("http://127.0.0.1:9", api="openai", retries=0, timeout=2)  # nothing listens there
+    assert backend.context_size is None
+    assert backend.count_tokens("x" * 30) == estimate_tokens("x" * 30)
+    backend.context_size = 4096
+    assert backend.context_size == 4096
