@@ -10,9 +10,13 @@ tokens a turn may write), ``fit_context`` cuts, oldest first:
    model still sees what it did;
 2. if that is not enough, the oldest steps are dropped whole.
 
-The head is never touched, so the backend's prefix cache keeps it, and every
-cut goes a little further than needed (``target`` below ``limit``) so the next
-few turns append to an unchanged prompt again instead of cutting each time.
+The head is never touched, so the backend's prefix cache keeps it. A cut
+shortens every older observation at once, not just enough of them: the
+oldest one not yet shortened is then always a recent one, so each cut makes
+the backend evaluate again only the tail of the prompt (a few summaries and
+the newest result, which is new anyway), and the next turns append to an
+unchanged prompt. Dropping steps shifts everything after the head, so it goes
+further than needed (down to ``drop_target``) and happens rarely.
 The most recent ``keep_last`` steps are never cut: the model needs its latest
 result. When even that cannot fit, the run ends with ``context_full``.
 
@@ -74,24 +78,23 @@ def fit_context(
     *,
     count_entry: Callable[[Entry], int],
     limit: int,
-    target: int | None = None,
+    drop_target: int | None = None,
     keep_last: int = 1,
 ) -> Fit:
-    """Entries whose prompt is at most ``limit`` tokens, cutting down to ``target`` when a cut is needed.
+    """Entries whose prompt is at most ``limit`` tokens, or the best try (``fits`` False).
 
     ``prompt_tokens`` is the size of the prompt as it stands (head plus
-    ``entries``); ``count_entry`` gives the tokens one entry takes.
+    ``entries``); ``count_entry`` gives the tokens one entry takes. Steps are
+    dropped only when shortening is not enough, down to ``drop_target``
+    (default ``limit``).
     """
     entries = list(entries)
     if prompt_tokens <= limit:
         return Fit(tuple(entries), (), prompt_tokens, True)
-    goal = limit if target is None else min(target, limit)
     total = prompt_tokens
     cuts: list[Cut] = []
     cuttable = max(0, len(entries) - keep_last)
     for i in range(cuttable):
-        if total <= goal:
-            break
         entry = entries[i]
         if entry.shortened:
             continue
@@ -102,10 +105,12 @@ def fit_context(
         entries[i] = short
         total -= before - after
         cuts.append(Cut(entry.n, "shortened", before, after))
-    while total > goal and cuttable > 0:
-        entry = entries.pop(0)
-        cuttable -= 1
-        tokens = count_entry(entry)
-        total -= tokens
-        cuts.append(Cut(entry.n, "dropped", tokens, 0))
+    goal = limit if drop_target is None else min(drop_target, limit)
+    if total > limit:
+        while total > goal and cuttable > 0:
+            entry = entries.pop(0)
+            cuttable -= 1
+            tokens = count_entry(entry)
+            total -= tokens
+            cuts.append(Cut(entry.n, "dropped", tokens, 0))
     return Fit(tuple(entries), tuple(cuts), total, total <= limit)

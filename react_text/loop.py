@@ -960,7 +960,7 @@ class _Window:
         self.context_tokens = context_tokens
         self.reserve = reserve
         self.limit = context_tokens - reserve
-        self.target = self.limit - self.limit // 4
+        self.drop_target = self.limit // 2
         self._count = count
         self._counted: dict[str, int] = {}
 
@@ -979,7 +979,7 @@ class _Window:
         current, cuts = entries, []
         for _ in range(3):  # the summed estimate may be off by a few tokens: recount and cut again
             fit = fit_context(tokens, current, count_entry=self._count_entry, limit=self.limit,
-                              target=self.target)
+                              drop_target=self.drop_target)
             if not fit.cuts:
                 break
             current, cuts = list(fit.entries), cuts + list(fit.cuts)

@@ -70,23 +70,26 @@ def test_nothing_is_cut_while_it_fits():
     assert fit.fits and fit.cuts == () and list(fit.entries) == es
 
 
-def test_oldest_observations_are_shortened_first_and_the_last_step_is_kept():
-    es = entries([100, 100, 100, 100])
+def test_a_cut_shortens_every_older_observation_and_keeps_the_last_step():
+    es = entries([100, 100, 100, 5, 100])
     total = 10 + sum(words_of(e) for e in es)
-    fit = fit_context(total, es, count_entry=words_of, limit=300, target=250)
-    assert fit.fits and fit.tokens <= 250
-    assert [c.n for c in fit.cuts] == [1, 2]  # oldest first, and no more than needed to reach the target
-    assert all(c.kind == "shortened" for c in fit.cuts)
+    fit = fit_context(total, es, count_entry=words_of, limit=300)
+    assert fit.fits and fit.tokens <= 300
+    # all older ones at once (so the next cut starts late in the prompt); a short one is left as it is
+    assert [c.n for c in fit.cuts] == [1, 2, 3] and all(c.kind == "shortened" for c in fit.cuts)
     assert fit.entries[0].turn == "turn 1" and fit.entries[0].observation.endswith(SHORTENED_NOTE)
-    assert fit.entries[-1] == es[-1]
+    assert fit.entries[3] == es[3] and fit.entries[-1] == es[-1]
     assert fit.tokens == total - sum(c.tokens_before - c.tokens_after for c in fit.cuts)
+    newest = Entry(6, "turn 6", " ".join(["word"] * 200))
+    again = fit_context(fit.tokens + words_of(newest), [*fit.entries, newest], count_entry=words_of, limit=300)
+    assert again.fits and [c.n for c in again.cuts] == [5]  # shortened steps are never cut twice
 
 
 def test_whole_steps_are_dropped_when_shortening_is_not_enough():
     es = entries([5] * 10 + [100])
     total = 10 + sum(words_of(e) for e in es)
-    fit = fit_context(total, es, count_entry=words_of, limit=130)
-    assert fit.fits and {c.kind for c in fit.cuts} == {"dropped"}
+    fit = fit_context(total, es, count_entry=words_of, limit=130, drop_target=120)
+    assert fit.fits and {c.kind for c in fit.cuts} == {"dropped"} and fit.tokens <= 120
     assert [e.n for e in fit.entries] == list(range(12 - len(fit.entries), 12))
     assert fit.entries[-1] == es[-1]
 
@@ -108,7 +111,7 @@ def test_summary_is_one_short_line_with_the_note():
 def test_fit_never_raises_keeps_order_and_the_last_step(sizes, head, limit, slack):
     es = entries(sizes)
     total = head + sum(words_of(e) for e in es)
-    fit = fit_context(total, es, count_entry=words_of, limit=limit, target=limit - slack)
+    fit = fit_context(total, es, count_entry=words_of, limit=limit, drop_target=limit - slack)
     kept = [e.n for e in fit.entries]
     assert kept == sorted(kept) and set(kept) <= {e.n for e in es}
     if es:
@@ -123,12 +126,12 @@ def test_fit_never_raises_keeps_order_and_the_last_step(sizes, head, limit, slac
 
 def test_a_thirty_step_run_with_big_observations_finishes_inside_the_window(template, tmp_path):
     trace = tmp_path / "run.jsonl"
-    result, backend = long_run(template, trace=trace)
+    result, backend = long_run(template, trace=trace, context=1000)
     assert result.status == "answered", result.answer
     assert len(result.steps) == 31
     head = backend.prompts[0]
     for prompt in backend.prompts:
-        assert count_words(prompt) + TURN_TOKENS + 8 <= 700  # never near an overflow
+        assert count_words(prompt) + TURN_TOKENS + 8 <= 1000  # never near an overflow
         assert prompt.startswith(head)  # the few-shot head is never touched
     events = read_trace(trace)
     cuts = [e for e in events if e["event"] == "context"]
@@ -145,6 +148,15 @@ def test_a_thirty_step_run_with_big_observations_finishes_inside_the_window(temp
             assert backend.prompts[n - 1].startswith(backend.prompts[n - 2])
     # cuts are rare: each one makes room for several turns
     assert len(cuts) < len(backend.prompts) / 2
+    # a cut that only shortens costs the cache little: the shortened steps and the newest one, nothing more
+    turns = [e for e in events if e["event"] == "model_turn"]
+    for e in cuts:
+        if all(c["kind"] == "shortened" for c in e["cuts"]):
+            n = e["n"]
+            newest = result.steps[n - 2]
+            tail = sum(c["tokens_after"] for c in e["cuts"]) + count_words(
+                newest.kept + template.observation(newest.observation_text, n - 1))
+            assert turns[n - 1]["evaluated_tokens"] <= tail + 8
 
 
 def test_the_same_run_without_a_known_window_overflows(template):
