@@ -799,6 +799,7 @@ class Agent:
             "backend": getattr(self.backend, "name", type(self.backend).__name__),
             "model": str(getattr(self.backend, "model", getattr(self.backend, "model_path", "")) or ""),
             "limits": asdict(self.limits),
+            "context_tokens": self.context_tokens,
             "tools": [
                 {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
                 for tool in self.tools.values()

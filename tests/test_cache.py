@@ -6,7 +6,10 @@ Everything is checked by counting the real calls the tools receive.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -198,3 +201,65 @@ def test_cli_cache_flags(tmp_path, monkeypatch):
     assert _tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c")])).folder == tmp_path / "c"
     assert _tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c"), "--no-cache"])) is None
     assert _tool_cache(parse(["compare", "--cache", str(tmp_path / "d")])).folder == tmp_path / "d"
+
+
+# --- from the command line ---------------------------------------------------------------
+
+class _ScriptedServer(BaseHTTPRequestHandler):
+    """A llama-server stand-in on loopback: /completion plays a script; no /props, no /tokenize."""
+
+    turns: list[str] = []
+    served: list[str] = []
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def _reply(self, status: int, data: dict) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._reply(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path != "/completion":
+            self._reply(404, {"error": "not found"})
+            return
+        turn = self.turns[len(self.served) % len(self.turns)]
+        self.served.append(data["prompt"])
+        self._reply(200, {"content": turn, "tokens_evaluated": 10, "tokens_predicted": 5, "stop_type": "eos"})
+
+
+def test_cli_run_with_parallel_cache_and_ctx(tmp_path):
+    turns = [acts(("calculator", {"expression": "37*91"}), ("calculator", {"expression": "2+2"})), final("3367 and 4")]
+    handler = type("Handler", (_ScriptedServer,), {"turns": turns, "served": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        traces = []
+        for i in range(2):
+            trace = tmp_path / f"run{i}.jsonl"
+            proc = subprocess.run(
+                [sys.executable, "-m", "react_text.cli", "run", "What are 37*91 and 2+2?", "--backend", "http",
+                 "--api", "llama", "--url", url, "--tools", "calculator", "--parallel", "2",
+                 "--cache", str(tmp_path / "cache"), "--ctx", "3000", "--trace", str(trace)],
+                capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, proc.stderr + proc.stdout
+            traces.append(read_trace(trace))
+    finally:
+        server.shutdown()
+        server.server_close()
+    first, second = traces
+    start = first[0]
+    assert start["limits"]["max_parallel_tools"] == 2 and start["context_tokens"] == 3000
+    assert sorted(e["call_id"] for e in first if e["event"] == "tool_call") == ["1.1", "1.2"]
+    assert not [e for e in first if e["event"] == "cache_hit"]
+    assert [e["scope"] for e in second if e["event"] == "cache_hit"] == ["disk", "disk"]
+    shown = [e["shown"] for e in second if e["event"] == "observation"]
+    assert sorted(shown) == ["3367", "4"]
