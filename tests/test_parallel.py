@@ -102,24 +102,28 @@ def test_one_worker_runs_them_one_by_one_so_the_barrier_breaks():
 
 
 def test_results_match_their_calls_when_they_finish_out_of_order():
-    second_done = threading.Event()
+    fast_ended = threading.Event()
 
     @tool(timeout=60)
     def slow(x: str) -> str:
-        """Finishes only after the second call did."""
-        if not second_done.wait(BARRIER_TIMEOUT):
+        """Finishes only after the other call has ended."""
+        if not fast_ended.wait(BARRIER_TIMEOUT):
             raise RuntimeError("the other call never ran alongside")
         return f"slow {x}"
 
     @tool(timeout=60)
     def fast(x: str) -> str:
         """Finishes at once."""
-        second_done.set()
         return f"fast {x}"
 
     ended: list[str] = []
-    results = call_tools([ToolCall("a", slow, "1"), ToolCall("b", fast, "2")], max_workers=2,
-                         on_end=lambda call, result: ended.append(call.call_id))
+
+    def on_end(call, result) -> None:
+        ended.append(call.call_id)
+        if call.call_id == "b":
+            fast_ended.set()
+
+    results = call_tools([ToolCall("a", slow, "1"), ToolCall("b", fast, "2")], max_workers=2, on_end=on_end)
     assert ended == ["b", "a"]  # fast ended first...
     assert [(r.call_id, r.observation.text) for r in results] == [("a", "slow 1"), ("b", "fast 2")]  # ...matched by id
 
