@@ -59,13 +59,16 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 
 from .backends.base import Backend, BackendError, context_size, token_counter
 from .context import Entry, fit_context
 from .parser import parse
 from .trace import TraceWriter, to_jsonable
 from .types import Action, Completion, FormatError, Observation, Step
+
+if TYPE_CHECKING:
+    from .tool_cache import ToolCache
 
 STATUSES = (
     "answered",
@@ -627,7 +630,7 @@ class Agent:
         temperature: float = 0.0,
         seed: int = 0,
         examples: Any = None,
-        tool_cache: Any = None,
+        tool_cache: ToolCache | None = None,
     ) -> None:
         from .tools import Tool, tool as make_tool
 
