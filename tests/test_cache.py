@@ -263,3 +263,27 @@ def test_cli_run_with_parallel_cache_and_ctx(tmp_path):
     assert [e["scope"] for e in second if e["event"] == "cache_hit"] == ["disk", "disk"]
     shown = [e["shown"] for e in second if e["event"] == "observation"]
     assert sorted(shown) == ["3367", "4"]
+
+
+def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(tmp_path):
+    from react_text import compare
+
+    suite = tmp_path / "mini.jsonl"
+    suite.write_text(json.dumps({"id": "t1", "question": "What are 37*91 and 2+2?", "expected": 3367,
+                                 "match": "number", "tools": ["calculator"], "lang": "en",
+                                 "category": "arithmetic"}) + "\n", encoding="utf-8")
+    script = [acts(("calculator", {"expression": "37*91"}), ("calculator", {"expression": "2+2"})), final("3367")]
+
+    def run(out: str) -> list[dict]:
+        spec = compare.CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / out,
+                                   backend="http", urls=("http://127.0.0.1:9",), parallel_tools=2,
+                                   tool_cache=str(tmp_path / "cache"), context_tokens=3000)
+        (record,) = compare.run_compare(spec, backend_factory=lambda model, worker: ScriptedBackend(script),
+                                        progress_stream=open("/dev/null", "w"))
+        assert record["correct"], record
+        return read_trace(record["trace"])
+
+    first, second = run("a"), run("b")
+    assert first[0]["limits"]["max_parallel_tools"] == 2 and first[0]["context_tokens"] == 3000
+    assert sorted(e["call_id"] for e in first if e["event"] == "tool_call") == ["1.1", "1.2"]
+    assert [e["scope"] for e in second if e["event"] == "cache_hit"] == ["disk", "disk"]
