@@ -298,3 +298,16 @@ def test_http_backend_without_props_or_tokenize_estimates(template):
     assert backend.count_tokens("x" * 30) == estimate_tokens("x" * 30)
     backend.context_size = 4096
     assert backend.context_size == 4096
+
+
+def test_console_says_what_was_cut(template):
+    import io
+
+    from react_text.console import Console
+
+    out = io.StringIO()
+    backend = ScriptedBackend(read_pages(6), context_size=700)
+    limits = Limits(max_steps=10, max_total_tokens=10**7, max_turn_tokens=TURN_TOKENS, max_observation_chars=10**6)
+    Agent(backend, [page_tool(150)], template, limits=limits, on_event=Console(out, colour=False)).run("Read.")
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("[context:")]
+    assert lines and "shortened results of step(s) 1" in lines[0] and "of 700 tokens" in lines[0]

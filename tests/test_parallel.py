@@ -240,3 +240,21 @@ def test_agent_reports_a_partly_failed_turn_and_goes_on(tmp_path):
     assert "lookup: cat: known" in shown
     assert "lookup: Error (tool_error): Tool lookup failed: KeyError" in shown
     assert [c.observation.ok for c in result.steps[0].calls] == [True, False]
+
+
+def test_console_prints_each_call_of_a_turn(tmp_path):
+    import io
+
+    from react_text.console import Console
+
+    log = Log()
+    tools = waiting_tools(2, log)
+    out = io.StringIO()
+    backend = ScriptedBackend([three_actions(args=("a", "b"), tools=("wait0", "wait1")),
+                               " Done.\n" + format_final("classic", "ab")])
+    Agent(backend, tools, load_template("classic"), limits=Limits(max_parallel_tools=2),
+          on_event=Console(out, colour=False)).run("both")
+    text = out.getvalue()
+    assert "Action 1.1: wait0" in text and "Action 1.2: wait1" in text
+    assert "Observation 1.1: wait0 saw a" in text and "Observation 1.2: wait1 saw b" in text
+    assert "not run" not in text
