@@ -4,6 +4,11 @@ Whatever the tool does -- raise, hang, return megabytes or bytes, or leak a
 secret field -- ``call_tool`` answers with an :class:`~react_text.types.Observation`
 the loop can show the model, and never raises, except for ``KeyboardInterrupt``,
 which always reaches the caller.
+
+``call_tools`` runs the several calls of one model turn: independent calls
+at the same time on a bounded pool of threads, each result matched to its
+call by id, and calls to tools with side effects one at a time, in the order
+the model wrote them.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ import contextvars
 import math
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
 from .arguments import ArgumentError, bind_args
@@ -20,9 +27,10 @@ from .results import render_result, safe_str, truncate
 from .types import Args, Observation
 
 if TYPE_CHECKING:
+    from .tool_cache import ToolCache
     from .tools import Tool
 
-__all__ = ["Redact", "call_tool"]
+__all__ = ["CallResult", "Redact", "ToolCall", "call_tool", "call_tools"]
 
 Redact = Union[Callable[[str, Any], Any], Collection[str]]
 
@@ -151,3 +159,88 @@ def _strip_fields(value: Any, names: Any, _depth: int = 0, _seen: set[int] | Non
         return [_strip_fields(v, folded, _depth + 1, seen) for v in value]
     finally:
         seen.discard(id(value))
+
+
+# --- several calls of one turn ------------------------------------------------
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call to make: its id (for the trace and for matching), the tool, the model's arguments, bounds."""
+
+    call_id: str
+    tool: Tool
+    args: Args | None
+    timeout: float | None = None
+    max_chars: int | None = None
+    redact: Any = None
+    """Passed to ``call_tool``: fields hidden from the model."""
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call gave back; ``cached`` when the persistent cache answered instead of the tool."""
+
+    call_id: str
+    observation: Observation
+    cached: bool = False
+
+
+def call_groups(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    """The calls split, in order, into groups that may run together.
+
+    A run of calls to tools without side effects is one group; a call to a
+    tool with side effects is a group of its own, so it never overlaps
+    another call and everything written before it has finished when it starts.
+    """
+    groups: list[list[ToolCall]] = []
+    for call in calls:
+        if call.tool.side_effects or not groups or groups[-1][0].tool.side_effects:
+            groups.append([call])
+        else:
+            groups[-1].append(call)
+    return groups
+
+
+def call_tools(calls: Sequence[ToolCall], *, max_workers: int = 1, cache: ToolCache | None = None,
+               on_start: Callable[[ToolCall], None] | None = None,
+               on_end: Callable[[ToolCall, CallResult], None] | None = None) -> list[CallResult]:
+    """Run ``calls``, up to ``max_workers`` at once; results in the order of ``calls``; never raises for a tool.
+
+    ``on_start`` and ``on_end`` are called in the thread that runs the call
+    (so they must be thread-safe); ``cache`` answers cacheable calls it holds
+    and keeps the successful results of the others. ``KeyboardInterrupt``
+    propagates after the calls that already started have returned or timed out.
+    """
+    if max_workers < 1:
+        raise ValueError(f"max_workers must be at least 1, got {max_workers!r}")
+    results: list[CallResult] = []
+    for group in call_groups(calls):  # groups are contiguous and in order
+        if len(group) == 1 or max_workers == 1:
+            results.extend(_call_one(call, cache, on_start, on_end) for call in group)
+            continue
+        pool = ThreadPoolExecutor(max_workers=min(max_workers, len(group)), thread_name_prefix="react-text-call")
+        try:
+            futures = [pool.submit(contextvars.copy_context().run, _call_one, call, cache, on_start, on_end)
+                       for call in group]
+            results.extend(future.result() for future in futures)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return results
+
+
+def _call_one(call: ToolCall, cache: ToolCache | None, on_start: Callable[[ToolCall], None] | None,
+              on_end: Callable[[ToolCall, CallResult], None] | None) -> CallResult:
+    if on_start is not None:
+        on_start(call)
+    hit = cache.get(call.tool, call.args) if cache is not None else None
+    if hit is not None:
+        result = CallResult(call.call_id, hit, cached=True)
+    else:
+        observation = call_tool(call.tool, call.args, timeout=call.timeout, max_chars=call.max_chars,
+                                redact=call.redact)
+        if cache is not None:
+            cache.put(call.tool, call.args, observation)
+        result = CallResult(call.call_id, observation)
+    if on_end is not None:
+        on_end(call, result)
+    return result

@@ -72,7 +72,31 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="refuse (once) a final answer given before any tool result")
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
+    _add_long_run_options(p)
     p.set_defaults(func=_cmd_run)
+
+
+def _add_long_run_options(p: argparse.ArgumentParser) -> None:
+    """Options for long and wide runs, shared by run and compare."""
+    p.add_argument("--parallel", type=int, default=1, metavar="N",
+                   help="run every action of a turn, N at once (tools with side effects alone); "
+                        "default 1: only a turn's first action runs")
+    p.add_argument("--cache", nargs="?", const="", default=None, metavar="DIR",
+                   help="keep results of cacheable tools across runs in DIR "
+                        "(default DIR: tool-cache under the react-text cache folder)")
+    p.add_argument("--no-cache", dest="cache", action="store_const", const=None,
+                   help="no cache across runs (the default)")
+    p.add_argument("--ctx", type=int, default=None, metavar="TOKENS",
+                   help="context window: n_ctx of the in-process model (default 4096); with --backend http, "
+                        "the server's window when it does not tell (llama-server does)")
+
+
+def _tool_cache(args: argparse.Namespace):
+    if args.cache is None:
+        return None
+    from .tool_cache import ToolCache
+
+    return ToolCache(args.cache or None)
 
 
 def default_trace_path() -> "Path":
@@ -114,11 +138,14 @@ def _run_backend(args: argparse.Namespace):
             raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8080)")
         from .backends.http import HttpBackend
 
-        return HttpBackend(args.url, api=args.api, model=args.model)
+        backend = HttpBackend(args.url, api=args.api, model=args.model)
+        if args.ctx is not None:
+            backend.context_size = args.ctx
+        return backend
     from .backends.llama_cpp import LlamaCppBackend
     from .models import DEFAULT_MODEL
 
-    return LlamaCppBackend(args.model or DEFAULT_MODEL)
+    return LlamaCppBackend(args.model or DEFAULT_MODEL, n_ctx=args.ctx or 4096)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -130,7 +157,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     try:
         limits = Limits(max_steps=args.max_steps, max_turn_tokens=args.max_turn_tokens, timeout_s=args.timeout,
-                        require_observation=args.require_observation)
+                        require_observation=args.require_observation, max_parallel_tools=args.parallel)
         template = load_template(args.template)
         tools = _run_tools(args)
         backend = _run_backend(args)
@@ -138,7 +165,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         console = None if args.json else Console(sys.stdout, raw=args.raw)
         agent = Agent(backend, tools, template, limits=limits, trace=trace, on_event=console,
                       on_token=console.token if console is not None and console.live else None,
-                      constrain=args.constrain, prose=args.prose)
+                      constrain=args.constrain, prose=args.prose, tool_cache=_tool_cache(args))
     except (BackendError, TemplateError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2
@@ -374,6 +401,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-group", type=int, default=None,
                    help="only the first N tasks of each (category, language): a stratified sample")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from results.jsonl; run nothing")
+    _add_long_run_options(p)
     p.set_defaults(func=_cmd_compare)
 
 
@@ -399,6 +427,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         limit=args.limit,
         per_group=args.per_group,
+        parallel_tools=args.parallel,
+        tool_cache=None if args.cache is None else str(_tool_cache(args).folder),
+        context_tokens=args.ctx,
     )
     # The command that makes these results: a report rebuilt later names the run, not the rebuild.
     argv = [a for a in sys.argv[1:] if a != "--report-only"]

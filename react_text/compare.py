@@ -51,6 +51,12 @@ class CompareSpec:
     none) adds the missing tasks and keeps what was run."""
     command: str | None = None
     extra: dict = field(default_factory=dict)
+    parallel_tools: int = 1
+    """Run every action of a turn, this many at once (1: only the first action runs)."""
+    tool_cache: str | None = None
+    """Folder of the persistent cache for cacheable tools (None: no cache across runs)."""
+    context_tokens: int | None = None
+    """The context window each prompt must fit (None: the backend's, when it tells)."""
 
 
 def _safe(name: str) -> str:
@@ -307,7 +313,13 @@ def run_compare(
     total = len(plan) + len(select(existing, spec, task_ids))
     progress = Progress(total=total, done=total - len(plan), stream=progress_stream)
     writer = ResultsFile(results_path)
-    limits = Limits(max_steps=spec.max_steps, max_turn_tokens=spec.max_turn_tokens, timeout_s=spec.timeout_s)
+    limits = Limits(max_steps=spec.max_steps, max_turn_tokens=spec.max_turn_tokens, timeout_s=spec.timeout_s,
+                    max_parallel_tools=spec.parallel_tools, context_tokens=spec.context_tokens)
+    tool_cache = None
+    if spec.tool_cache:
+        from .tool_cache import ToolCache
+
+        tool_cache = ToolCache(spec.tool_cache)
     cell_totals = {(m, t, c): len(prepared.tasks) for m in spec.models for t in spec.templates for c in spec.constrain}
     cell_done = {k: sum(1 for r in existing if r["task_id"] in task_ids
                         and (r["model"], r["template"], bool(r.get("constrain"))) == k)
@@ -332,6 +344,7 @@ def run_compare(
                 limits=limits,
                 trace=trace,
                 constrain=constrain,
+                tool_cache=tool_cache,
             )
             result = agent.run(task.question)
             if result.status == "interrupted":
@@ -404,7 +417,8 @@ def _default_factory(spec: CompareSpec, prepared: _Prepared) -> Callable[[str, i
     def llama_factory(model: str, worker: int):
         if model not in loaded:
             loaded.clear()  # one model in memory at a time; the plan runs model by model
-            loaded[model] = LlamaCppBackend(prepared.model_paths[model], seed=spec.seed)
+            loaded[model] = LlamaCppBackend(prepared.model_paths[model], seed=spec.seed,
+                                            n_ctx=spec.context_tokens or 4096)
         return loaded[model]
 
     return llama_factory

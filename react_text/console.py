@@ -93,6 +93,7 @@ class Console:
         self.colour = use_colour(self.stream) if colour is None else colour
         self.raw = raw
         self.max_chars = max_chars
+        self._actions = 0
         isatty = getattr(self.stream, "isatty", None)
         self.live = (bool(isatty and isatty()) if live is None else live) and not raw
         """Show the thought growing as tokens arrive (``token``); on a terminal by default."""
@@ -183,6 +184,7 @@ class Console:
 
     def _on_step(self, e: dict[str, Any]) -> None:
         step = e.get("step") or {}
+        self._actions = len(step.get("actions") or [])
         n = e.get("n")
         if self._settle_thought(step.get("thought")):
             pass
@@ -194,23 +196,41 @@ class Console:
             return
         actions = step.get("actions") or []
         if actions:
-            a = actions[0]
-            self._line("action", f"Action {n}:", f"{a.get('tool')} {_clip(format_args(a.get('args')), self.max_chars)}")
-            if len(actions) > 1:
-                self._line("dim", f"({len(actions) - 1} more action(s) in this turn not run: only the first runs)")
+            for i, a in enumerate(actions, 1):
+                label = f"Action {n}:" if len(actions) == 1 else f"Action {n}.{i}:"
+                self._line("action", label, f"{a.get('tool')} {_clip(format_args(a.get('args')), self.max_chars)}")
         elif step.get("final_answer") is not None:
             self._line("answer", "Final Answer:", _clip(str(step["final_answer"]), self.max_chars))
 
     def _on_decision(self, e: dict[str, Any]) -> None:
         d = e.get("decision") or {}
         # Format errors were printed with the step, and a stop is printed by run_end.
+        if d.get("kind") == "run_tool" and self._actions > 1:
+            self._line("dim", f"({self._actions - 1} more action(s) in this turn not run: only the first runs)")
         if d.get("kind") == "retry" and not str(d.get("reason", "")).startswith("format_error"):
             self._line("error", "Nudge:", _clip(str(d.get("observation", "")), self.max_chars))
 
     def _on_observation(self, e: dict[str, Any]) -> None:
         obs = e.get("observation") or {}
         style = "observation" if obs.get("ok") else "error"
-        self._line(style, f"Observation {e.get('n')}:", _clip(str(e.get("shown", obs.get("text", ""))), self.max_chars))
+        call = e.get("call_id")
+        label = f"Observation {call}:" if call and self._actions > 1 else f"Observation {e.get('n')}:"
+        cached = " (cached)" if e.get("cached") else ""
+        self._line(style, label + cached, _clip(str(e.get("shown", obs.get("text", ""))), self.max_chars))
+
+    def _on_cache_hit(self, e: dict[str, Any]) -> None:
+        if e.get("scope") == "run":
+            where = f" ({e['same_as']})" if e.get("same_as") else ""
+            self._line("dim", f"[{e.get('tool')}: same call as before{where}; not run again]")
+
+    def _on_context(self, e: dict[str, Any]) -> None:
+        cuts = e.get("cuts") or []
+        shortened = sorted({c.get("n") for c in cuts if c.get("kind") == "shortened"})
+        dropped = sorted({c.get("n") for c in cuts if c.get("kind") == "dropped"})
+        parts = ([f"shortened results of step(s) {', '.join(map(str, shortened))}"] if shortened else []) + (
+            [f"dropped step(s) {', '.join(map(str, dropped))}"] if dropped else [])
+        self._line("dim", f"[context: {e.get('tokens_before')} → {e.get('tokens_after')} of "
+                          f"{e.get('context')} tokens; {'; '.join(parts)}]")
 
     def _on_run_end(self, e: dict[str, Any]) -> None:
         status = e.get("status")

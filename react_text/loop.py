@@ -27,6 +27,8 @@ Statuses (``RunResult.status``):
 ``tool_failures``  one tool failed more than ``Limits.max_tool_retries`` times
                    in a row after its first failure.
 ``backend_error``  the backend could not produce a completion.
+``context_full``   the next turn cannot fit the backend's context window even
+                   with every older step shortened or dropped (see ``context``).
 ``interrupted``    Ctrl-C; the trace holds everything up to that point.
 
 An unexpected exception (a bug, a broken ``on_event``) is not a status: the
@@ -35,26 +37,44 @@ trace still ends with a ``run_end`` of status ``error`` and ``run`` re-raises.
 Only ``answered`` carries the model's answer; every other status carries an
 explanation (why it stopped, and the last observation), never an empty string.
 
-Several actions in one turn: only the first runs. The rest were written before
-the model saw the first result, so their arguments are guesses (field notes 1);
-the scratchpad is cut right after the first action so it shows exactly what ran.
+Several actions in one turn: by default only the first runs. The rest were
+written before the model saw the first result, so their arguments may be
+guesses (field notes 1); the scratchpad is cut right after the first action so
+it shows exactly what ran. With ``Limits.max_parallel_tools`` above 1 every
+action of the turn runs (``decide_turn``), up to that many at once, each with
+a call id; tools with side effects run alone and in order, and the model sees
+one observation holding every result, failures included, call by call.
+
+An identical call (same tool, same canonical arguments) is never run twice in
+a run: the model is shown the earlier result, marked "(same result as step
+n)", and it still counts as no progress. A persistent cache across runs for
+pure tools is ``tool_cache.ToolCache``.
+
+A long run never overflows the context: before each turn the prompt is
+counted against the backend's context and older steps are shortened
+(``context.fit_context``); the head of the prompt never changes.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 
 from .answers import is_refusal
-from .backends.base import Backend, BackendError, complete_streaming
+from .backends.base import Backend, BackendError, complete_streaming, context_size, token_counter
+from .context import Entry, fit_context
 from .episodes import episode_values
 from .guards import AnswerContext, check_answer, say
 from .parser import parse
 from .trace import TraceWriter, to_jsonable
 from .types import Action, Completion, FormatError, Observation, Step
+
+if TYPE_CHECKING:
+    from .tool_cache import ToolCache
 
 STATUSES = (
     "answered",
@@ -66,6 +86,7 @@ STATUSES = (
     "format_errors",
     "tool_failures",
     "backend_error",
+    "context_full",
     "interrupted",
 )
 
@@ -90,9 +111,16 @@ class Limits:
     require_observation: bool = True
     """The "fake success" guard: question (once) a final answer given before any
     tool ran, when the agent has tools; a refusal is never questioned."""
+    max_parallel_tools: int = 1
+    """1: only a turn's first action runs. More: every action of a turn runs,
+    this many at once (tools with side effects alone, in order)."""
+    context_tokens: int | None = None
+    """The context window the prompt must fit; None asks the backend (and
+    without an answer, nothing is counted)."""
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "max_total_tokens", "max_turn_tokens", "max_format_errors", "max_observation_chars"):
+        for name in ("max_steps", "max_total_tokens", "max_turn_tokens", "max_format_errors", "max_observation_chars",
+                     "max_parallel_tools"):
             if getattr(self, name) < 1:
                 raise ValueError(f"Limits.{name} must be at least 1, got {getattr(self, name)!r}")
         for name in ("timeout_s", "tool_timeout_s"):
@@ -100,6 +128,8 @@ class Limits:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
         if self.max_tool_retries < 0:
             raise ValueError(f"Limits.max_tool_retries must be 0 or more, got {self.max_tool_retries!r}")
+        if self.context_tokens is not None and self.context_tokens < 1:
+            raise ValueError(f"Limits.context_tokens must be at least 1 or None, got {self.context_tokens!r}")
 
 
 # --- decisions -------------------------------------------------------------
@@ -126,6 +156,8 @@ class Retry:
 
     observation: str
     reason: str
+    same_as: int | None = None
+    """For a repeated call: the step whose result was shown again."""
     kind: str = field(default="retry", init=False)
 
 
@@ -136,7 +168,51 @@ class Stop:
     kind: str = field(default="stop", init=False)
 
 
-Decision = Union[RunTool, Finish, Retry, Stop]
+@dataclass(frozen=True)
+class PlannedCall:
+    """One action of a turn and how it is answered: run, or an earlier result shown again, or an error."""
+
+    call_id: str
+    action: Action
+    same_as: str | None = None
+    """An earlier identical call answers this one: ``step 2``, or a call id of this turn."""
+    shown: str | None = None
+    """The text shown for it when it does not run (earlier result, or why it cannot run)."""
+    error: str | None = None
+    """Why it cannot run (``unknown_tool``)."""
+
+    @property
+    def runs(self) -> bool:
+        return self.same_as is None and self.error is None
+
+
+@dataclass(frozen=True)
+class RunTools:
+    """Run every action of a turn (``Limits.max_parallel_tools`` > 1)."""
+
+    calls: tuple[PlannedCall, ...]
+    kind: str = field(default="run_tools", init=False)
+
+    @property
+    def action(self) -> Action:
+        return self.calls[0].action
+
+
+Decision = Union[RunTool, RunTools, Finish, Retry, Stop]
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One call of a turn and what came of it."""
+
+    call_id: str
+    action: Action
+    observation: Observation | None
+    """None when the call did not run (a repeat or an error)."""
+    shown: str
+    same_as: str | None = None
+    cached: bool = False
+    """Answered by the persistent cache rather than the tool."""
 
 
 @dataclass(frozen=True)
@@ -160,10 +236,12 @@ class StepRecord:
     finish_reason: str = "stop"
     model_seconds: float = 0.0
     tool_seconds: float = 0.0
+    calls: tuple[CallRecord, ...] = ()
+    """Every call of a turn that ran several (``RunTools``), in the order written."""
 
     @property
     def action(self) -> Action | None:
-        return self.decision.action if isinstance(self.decision, RunTool) else None
+        return self.decision.action if isinstance(self.decision, (RunTool, RunTools)) else None
 
 
 @dataclass(frozen=True)
@@ -203,6 +281,8 @@ class Seen:
     text: str
     rerunnable: bool
     """A failure that may succeed next time (timeout, bad arguments)."""
+    step: int = 0
+    """The step that made the call (0: unknown)."""
 
 
 @dataclass(frozen=True)
@@ -272,16 +352,7 @@ def decide(state: RunState, step: Step) -> Decision:
         if earlier is not None and not earlier.rerunnable:
             if state.repeats >= 1:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
-            seen_text = _preview(earlier.text, _NUDGE_PREVIEW_CHARS)
-            return Retry(
-                say(
-                    state.lang,
-                    f"You already called {action.tool} with these arguments and got: {seen_text}\n"
-                    "Use that result, or try something different.",
-                    f"你已经用同样的参数调用过 {action.tool}，结果是：{seen_text}\n请利用这个结果，或者换一种做法。",
-                ),
-                "no_progress",
-            )
+            return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None)
         return RunTool(action)
     if step.final_answer is not None:
         answer = step.final_answer.strip()
@@ -312,6 +383,75 @@ def _answer_context(state: RunState) -> AnswerContext:
         require_observation=state.limits.require_observation,
         lang=state.lang,
     )
+
+
+def _repeat_text(tool: str, earlier: Seen, lang: str = "en") -> str:
+    """An earlier result shown again, marked as such, with the nudge to move on."""
+    seen_text = _preview(earlier.text, _NUDGE_PREVIEW_CHARS)
+    return say(
+        lang,
+        (f"You already called {tool} with these arguments"
+         + (f" (same result as step {earlier.step})" if earlier.step else "")
+         + f": {seen_text}\nUse that result, or try something different."),
+        (f"你已经用同样的参数调用过 {tool}" + (f"（与第 {earlier.step} 步结果相同）" if earlier.step else "")
+         + f"，结果是：{seen_text}\n请利用这个结果，或者换一种做法。"),
+    )
+
+
+def decide_turn(state: RunState, step: Step) -> Decision:
+    """``decide``, running every action of a turn when ``Limits.max_parallel_tools`` > 1. Pure.
+
+    A turn whose calls are all repeats is no progress (nudged once, then
+    stopped), as in ``decide``; one whose calls all name unknown tools is a
+    format error. Otherwise the fresh calls run and the rest are answered
+    call by call: an earlier identical call's result, or the error.
+    """
+    if state.limits.max_parallel_tools < 2 or step.error is not None or len(step.actions) < 2:
+        return decide(state, step)
+    calls = plan_calls(state, step.actions, state.steps + 1)
+    if any(c.runs for c in calls):
+        return RunTools(calls)
+    if all(c.error is not None for c in calls):
+        return _format_error_decision(state, _unknown_tool(calls[0].action.tool, state.tool_names, state.lang))
+    if state.repeats >= 1:
+        return Stop("no_progress", "the model repeated calls it had already made")
+    return Retry(batch_text([(c.action.tool, c.shown or "") for c in calls]), "no_progress")
+
+
+def plan_calls(state: RunState, actions: Sequence[Action], n: int) -> tuple[PlannedCall, ...]:
+    """How each action of turn ``n`` is answered. Pure.
+
+    Call ids are ``n.i`` (i from 1). A repeat of an earlier step's call whose
+    result still holds is answered with that result; a repeat within the turn
+    runs once and is answered with the first one's result.
+    """
+    planned: list[PlannedCall] = []
+    first_in_turn: dict[str, str] = {}
+    for i, action in enumerate(actions, 1):
+        call_id = f"{n}.{i}"
+        if action.tool not in state.tool_names:
+            planned.append(PlannedCall(call_id, action, shown=_unknown_tool(action.tool, state.tool_names, state.lang).message,
+                                       error="unknown_tool"))
+            continue
+        fp = fingerprint(action)
+        earlier = next((s for s in reversed(state.seen) if s.fingerprint == fp), None)
+        if earlier is not None and not earlier.rerunnable:
+            mark = f"(same result as step {earlier.step}) " if earlier.step else ""
+            planned.append(PlannedCall(call_id, action, same_as=f"step {earlier.step}",
+                                       shown=mark + earlier.text))
+        elif fp in first_in_turn:
+            planned.append(PlannedCall(call_id, action, same_as=first_in_turn[fp]))
+        else:
+            first_in_turn[fp] = call_id
+            planned.append(PlannedCall(call_id, action))
+    return tuple(planned)
+
+
+def batch_text(results: Sequence[tuple[str, str]]) -> str:
+    """One observation for several calls: each tool's name and its result, in the order called."""
+    if len(results) == 1:
+        return results[0][1]
+    return "\n".join(f"{tool}: {text.strip()}" for tool, text in results)
 
 
 def _unknown_tool(name: str, tool_names: Sequence[str], lang: str = "en") -> FormatError:
@@ -364,13 +504,15 @@ def advance(state: RunState, record: StepRecord) -> RunState:
         changes["observation_nudged"] = True
     if isinstance(d, Retry) and d.reason.startswith("guard:"):
         changes["nudged"] = state.nudged | {d.reason.split(":", 1)[1]}
+    if isinstance(d, RunTools):
+        changes.update(_after_calls(state, record))
     if isinstance(d, RunTool) and record.observation is not None:
         obs = record.observation
         fp = fingerprint(d.action)
         if not any(s.fingerprint == fp for s in state.seen):
             changes["repeats"] = 0
         shown = record.observation_text if record.observation_text is not None else obs.text
-        changes["seen"] = state.seen + (Seen(fp, shown, (not obs.ok) and obs.retryable),)
+        changes["seen"] = state.seen + (Seen(fp, shown, (not obs.ok) and obs.retryable, record.n),)
         changes["last_observation"] = shown
         if obs.ok:
             changes["real_observations"] = state.real_observations + 1
@@ -384,6 +526,34 @@ def advance(state: RunState, record: StepRecord) -> RunState:
     return replace(state, **changes)
 
 
+def _after_calls(state: RunState, record: StepRecord) -> dict[str, Any]:
+    """What a turn of several calls changes: every call it ran is seen; any success resets the failure count."""
+    ran = [c for c in record.calls if c.observation is not None]
+    changes: dict[str, Any] = {}
+    if not ran:
+        return changes
+    known = {s.fingerprint for s in state.seen}
+    fresh = [Seen(fingerprint(c.action), c.shown, (not c.observation.ok) and c.observation.retryable, record.n)
+             for c in ran if c.observation is not None]
+    if any(s.fingerprint not in known for s in fresh):
+        changes["repeats"] = 0
+    changes["seen"] = state.seen + tuple(fresh)
+    changes["last_observation"] = record.observation_text
+    succeeded = sum(1 for c in ran if c.observation is not None and c.observation.ok)
+    if succeeded:
+        changes["real_observations"] = state.real_observations + succeeded
+        changes["failing_tool"] = None
+        changes["tool_failures"] = 0
+    else:
+        tool = ran[0].action.tool
+        if state.failing_tool == tool:
+            changes["tool_failures"] = state.tool_failures + 1
+        else:
+            changes["failing_tool"] = tool
+            changes["tool_failures"] = 1
+    return changes
+
+
 def explain(status: str, reason: str, state: RunState) -> str:
     """The answer of a run that did not answer: why, and what it last saw."""
     text = f"No answer ({status}): {reason}."
@@ -392,10 +562,13 @@ def explain(status: str, reason: str, state: RunState) -> str:
     return text
 
 
-def kept_text(step: Step, prefix_len: int) -> str:
-    """The trusted part of a turn, without its label and trailing whitespace."""
+def kept_text(step: Step, prefix_len: int, all_actions: bool = False) -> str:
+    """The trusted part of a turn, without its label and trailing whitespace.
+
+    With several actions it ends after the first, unless ``all_actions`` (they all ran).
+    """
     end = step.end if step.end > 0 else len(step.text)
-    if len(step.actions) > 1 and step.actions[0].span[1] > 0:
+    if not all_actions and len(step.actions) > 1 and step.actions[0].span[1] > 0:
         end = min(end, step.actions[0].span[1])
     return step.text[prefix_len:max(end, prefix_len)].rstrip()
 
@@ -436,7 +609,11 @@ class _Turn:
 
 
 class _Events:
-    """Sends each event to the trace (flushed) and then to ``on_event``."""
+    """Sends each event to the trace (flushed) and then to ``on_event``, one event at a time.
+
+    Tool calls running together emit from their own threads; the lock keeps
+    each event whole and in the order it happened.
+    """
 
     def __init__(self, writer: TraceWriter | None, on_event: Callable[[dict], None] | None, clock: Callable[[], float],
                  redactor: Callable[[Any], Any] | None = None):
@@ -445,8 +622,13 @@ class _Events:
         self.redactor = redactor
         self._clock = clock
         self._t0 = clock()
+        self._lock = threading.Lock()
 
     def emit(self, event: str, **data: Any) -> dict[str, Any]:
+        with self._lock:
+            return self._emit(event, **data)
+
+    def _emit(self, event: str, **data: Any) -> dict[str, Any]:
         if self.redactor is not None:
             data = self.redactor(to_jsonable(data))
         if self.writer is not None and not self.writer.closed:
@@ -481,7 +663,8 @@ class Agent:
     default treats it as a format error. ``redact`` (field names, or a
     ``hook(tool_name, result)``) hides tool-result fields from the model and,
     with secret-looking values and ``name: value`` pairs, masks them in the
-    trace and ``on_event``.
+    trace and ``on_event``. ``tool_cache`` (a ``tool_cache.ToolCache``) answers calls
+    to ``cacheable`` tools from earlier runs and keeps their results.
     """
 
     def __init__(
@@ -503,6 +686,7 @@ class Agent:
         seed: int = 0,
         examples: Any = None,
         redact: Any = None,
+        tool_cache: ToolCache | None = None,
     ) -> None:
         from .api import backend_named, tools_named
         from .redaction import Redactor
@@ -524,6 +708,7 @@ class Agent:
         self.redact = redact
         self._redactor = None if redact is None else Redactor.with_fields(() if callable(redact) else
                                                                           [redact] if isinstance(redact, str) else redact)
+        self.tool_cache = tool_cache
         self._clock = clock
         self._history: str | None = None
         self._transcript = ""
@@ -543,6 +728,7 @@ class Agent:
         if constrain:
             self.grammar = _build_grammar(backend, template, list(self.tools.values()))
             self._turn_tokens = max(self._turn_tokens, _grammar_tokens(self.grammar))
+        self.context_tokens = limits.context_tokens or context_size(backend)
 
     # -- public ---------------------------------------------------------------
 
@@ -594,15 +780,22 @@ class Agent:
                     prompt, wrap_info = self._first_prompt(question)
                 else:
                     prompt, wrap_info = self._follow_up(history, question)
+                head, entries, window = prompt, [], self._window()
                 previous: str | None = None
                 while True:
                     stop = check_limits(state, clock() - started)
+                    if stop is None and window is not None:
+                        fitted, stop = window.fit(head, entries, state.steps + 1, events)
+                        if fitted is not None:
+                            entries, prompt, previous = fitted, head + window.render(fitted), None
                     if stop is not None:
                         status, reason = stop.status, stop.reason
                         break
                     n = state.steps + 1
                     turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
-                    decision = decide(state, turn.step)
+                    decision = decide_turn(state, turn.step)
+                    if isinstance(decision, RunTools):
+                        turn = replace(turn, kept=kept_text(turn.step, len(self.template.turn_prefix(n)), True))
                     events.emit("decision", n=n, decision=decision)
                     self._transcript = prompt + turn.kept
                     record = self._act(turn, decision, n, state, started, events)
@@ -616,6 +809,7 @@ class Agent:
                         break
                     previous = prompt
                     prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
+                    entries.append(Entry(n, turn.kept, record.observation_text or ""))
             except KeyboardInterrupt:
                 status, reason = "interrupted", f"interrupted by the user after {len(records)} steps"
             except BackendError as exc:
@@ -667,18 +861,18 @@ class Agent:
                 prompt += turn_text + self.template.observation(shown, n)
                 n += 1
             state = RunState(
-            limits=self.limits,
-            tool_names=tuple(self.tools),
-            question=question,
-            lang=getattr(self.template, "language", "en"),
-            example_values=self._example_values(question),
-        )
+                limits=self.limits,
+                tool_names=tuple(self.tools),
+                question=question,
+                lang=getattr(self.template, "language", "en"),
+                example_values=self._example_values(question),
+            )
             previous: str | None = None
             while True:
                 turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
                 step = turn.step
                 if step.error is None and step.actions and step.actions[0].tool not in self.tools:
-                    step = replace(step, actions=(), error=_unknown_tool(step.actions[0].tool, state.tool_names))
+                    step = replace(step, actions=(), error=_unknown_tool(step.actions[0].tool, state.tool_names, state.lang))
                 if step.error is None or state.format_errors + 1 >= self.limits.max_format_errors:
                     events.emit("run_end", status="proposed" if step.error is None else "format_errors",
                                 answer=step.final_answer, step=step)
@@ -698,6 +892,12 @@ class Agent:
         if shown is None:
             return frozenset()
         return episode_values(shown(list(self.tools.values()), question, self.examples))
+
+    def _window(self) -> _Window | None:
+        """The context keeper, when the context size is known (``Limits.context_tokens`` or the backend)."""
+        if self.context_tokens is None:
+            return None
+        return _Window(self.template, token_counter(self.backend), self.context_tokens, self._turn_tokens + 8)
 
     def _open_trace(self) -> tuple[TraceWriter | None, bool]:
         if self.trace is None:
@@ -719,6 +919,7 @@ class Agent:
             "backend": getattr(self.backend, "name", type(self.backend).__name__),
             "model": str(getattr(self.backend, "model", getattr(self.backend, "model_path", "")) or ""),
             "limits": asdict(self.limits),
+            "context_tokens": self.context_tokens,
             "tools": [
                 {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
                 for tool in self.tools.values()
@@ -802,25 +1003,24 @@ class Agent:
     def _act(
         self, turn: _Turn, decision: Decision, n: int, state: RunState, started: float, events: _Events
     ) -> StepRecord:
-        from .tools import call_tool
-
         observation: Observation | None = None
         shown: str | None = None
         tool_seconds = 0.0
-        if isinstance(decision, RunTool):
-            tool = self.tools[decision.action.tool]
-            remaining = self.limits.timeout_s - (self._clock() - started)
-            timeout = max(0.05, min(self.limits.tool_timeout_s, remaining, getattr(tool, "timeout", None) or float("inf")))
-            max_chars = min(self.limits.max_observation_chars, getattr(tool, "max_chars", None) or 10**9)
-            events.emit("tool_call", n=n, tool=tool.name, args=decision.action.args, timeout=timeout)
+        calls: tuple[CallRecord, ...] = ()
+        if isinstance(decision, (RunTool, RunTools)):
+            planned = decision.calls if isinstance(decision, RunTools) else (PlannedCall(f"{n}.1", decision.action),)
             t0 = self._clock()
-            observation = call_tool(tool, decision.action.args, timeout=timeout, max_chars=max_chars,
-                                    redact=self.redact)
+            ran = self._run_calls(planned, n, started, events)
             tool_seconds = self._clock() - t0
-            shown = _shown(observation)
-            events.emit("observation", n=n, observation=observation, shown=shown)
+            observation = next((c.observation for c in ran if c.observation is not None), None)
+            shown = batch_text([(c.action.tool, c.shown) for c in ran])
+            calls = ran if isinstance(decision, RunTools) else ()
         elif isinstance(decision, Retry):
             shown = decision.observation
+            if decision.reason == "no_progress":
+                for action in turn.step.actions[: 1 if self.limits.max_parallel_tools < 2 else None]:
+                    events.emit("cache_hit", n=n, tool=action.tool, args=action.args, scope="run",
+                                same_as=f"step {decision.same_as}" if decision.same_as else None)
         c = turn.completion
         return StepRecord(
             n=n,
@@ -836,7 +1036,103 @@ class Agent:
             finish_reason=c.finish_reason,
             model_seconds=turn.seconds,
             tool_seconds=tool_seconds,
+            calls=calls,
         )
+
+    def _run_calls(self, planned: Sequence[PlannedCall], n: int, started: float,
+                   events: _Events) -> tuple[CallRecord, ...]:
+        """Run the calls that run (together, up to the limit); answer the others from what is known."""
+        from .calling import ToolCall, call_tools
+
+        remaining = self.limits.timeout_s - (self._clock() - started)
+        to_run: list[ToolCall] = []
+        for p in planned:
+            if not p.runs:
+                continue
+            tool = self.tools[p.action.tool]
+            timeout = max(0.05, min(self.limits.tool_timeout_s, remaining, tool.timeout or float("inf")))
+            max_chars = min(self.limits.max_observation_chars, tool.max_chars)
+            to_run.append(ToolCall(p.call_id, tool, p.action.args, timeout, max_chars, self.redact))
+
+        def on_start(call: ToolCall) -> None:
+            events.emit("tool_call", n=n, call_id=call.call_id, tool=call.tool.name, args=call.args,
+                        timeout=call.timeout)
+
+        def on_end(call: ToolCall, result: Any) -> None:
+            if result.cached:
+                events.emit("cache_hit", n=n, call_id=call.call_id, tool=call.tool.name, args=call.args,
+                            scope="disk")
+            events.emit("observation", n=n, call_id=call.call_id, observation=result.observation,
+                        shown=_shown(result.observation), cached=result.cached)
+
+        results = call_tools(to_run, max_workers=self.limits.max_parallel_tools, cache=self.tool_cache,
+                             on_start=on_start, on_end=on_end)
+        by_id = {r.call_id: r for r in results}
+        records: list[CallRecord] = []
+        for p in planned:
+            if p.call_id in by_id:
+                r = by_id[p.call_id]
+                records.append(CallRecord(p.call_id, p.action, r.observation, _shown(r.observation), cached=r.cached))
+                continue
+            if p.error is None and p.same_as in by_id:  # a repeat within this turn
+                text = f"(same result as call {p.same_as}) " + _shown(by_id[p.same_as].observation)
+            else:
+                text = p.shown or ""
+            if p.error is None:
+                events.emit("cache_hit", n=n, call_id=p.call_id, tool=p.action.tool, args=p.action.args,
+                            scope="run", same_as=p.same_as)
+            records.append(CallRecord(p.call_id, p.action, None, text, same_as=p.same_as))
+        return tuple(records)
+
+
+class _Window:
+    """Counts each prompt against the context window and cuts older steps when the next turn would not fit.
+
+    What to cut is ``context.fit_context``'s (pure) decision; this holds the
+    token counter (the backend's tokenizer, memoised per step text) and
+    writes a ``context`` event for every cut.
+    """
+
+    def __init__(self, template: Any, count: Callable[[str], int], context_tokens: int, reserve: int) -> None:
+        self.template = template
+        self.context_tokens = context_tokens
+        self.reserve = reserve
+        self.limit = context_tokens - reserve
+        self.drop_target = self.limit // 2
+        self._count = count
+        self._counted: dict[str, int] = {}
+
+    def render(self, entries: Sequence[Entry]) -> str:
+        return "".join(e.turn + self.template.observation(e.observation, e.n) for e in entries)
+
+    def _count_entry(self, entry: Entry) -> int:
+        text = self.render([entry])
+        if text not in self._counted:
+            self._counted[text] = self._count(text)
+        return self._counted[text]
+
+    def fit(self, head: str, entries: list[Entry], n: int, events: _Events) -> tuple[list[Entry] | None, Stop | None]:
+        """(the entries after a cut or None when nothing was cut, and a Stop when even the cut does not fit)."""
+        before = tokens = self._count(head + self.render(entries))
+        current, cuts = entries, []
+        for _ in range(3):  # the summed estimate may be off by a few tokens: recount and cut again
+            fit = fit_context(tokens, current, count_entry=self._count_entry, limit=self.limit,
+                              drop_target=self.drop_target)
+            if not fit.cuts:
+                break
+            current, cuts = list(fit.entries), cuts + list(fit.cuts)
+            tokens = self._count(head + self.render(current))
+            if tokens <= self.limit:
+                break
+        if cuts:
+            events.emit("context", n=n, tokens_before=before, tokens_after=tokens, context=self.context_tokens,
+                        reserve=self.reserve, cuts=cuts)
+        stop = None
+        if tokens > self.limit:
+            stop = Stop("context_full",
+                        f"the prompt takes {tokens} tokens and a turn may need {self.reserve} more, but the context "
+                        f"holds {self.context_tokens}, even with older steps shortened")
+        return (current if cuts else None), stop
 
 
 def _evaluated(c: Completion) -> int:

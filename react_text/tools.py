@@ -67,6 +67,13 @@ class Tool:
     limit, the call runs in the caller's thread); ``max_chars`` bounds the
     observation text. Calling a ``Tool`` calls ``fn`` directly, so a function
     decorated with ``@tool`` still works as a function.
+
+    ``side_effects`` marks a tool that changes the world (writes, sends, pays):
+    the loop never runs it alongside other calls of the same turn, and runs
+    the turn's calls in the order written around it. ``cacheable`` marks a
+    pure tool (same arguments, same result) whose results may be kept across
+    runs in a persistent cache, keyed by ``name``, ``version`` and the
+    arguments; bump ``version`` when the tool's behaviour changes.
     """
 
     name: str
@@ -75,6 +82,9 @@ class Tool:
     fn: Callable[..., Any] = field(repr=False)
     timeout: float | None = DEFAULT_TIMEOUT
     max_chars: int = DEFAULT_MAX_CHARS
+    side_effects: bool = False
+    cacheable: bool = False
+    version: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
@@ -87,6 +97,11 @@ class Tool:
             raise ToolDefinitionError(f"tool {self.name!r}: timeout must be positive seconds or None")
         if not isinstance(self.max_chars, int) or self.max_chars < 1:
             raise ToolDefinitionError(f"tool {self.name!r}: max_chars must be a positive integer")
+        if self.side_effects and self.cacheable:
+            raise ToolDefinitionError(f"tool {self.name!r}: a tool with side effects cannot be cacheable "
+                                      "(a cached call would skip the effect)")
+        if not isinstance(self.version, str):
+            raise ToolDefinitionError(f"tool {self.name!r}: version must be a string, got {self.version!r}")
         _check_parameters(self.name, self.parameters)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -314,18 +329,21 @@ def schema_from_function(fn: Callable[..., Any], *,
 
 def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
          timeout: float | None = DEFAULT_TIMEOUT, max_chars: int = DEFAULT_MAX_CHARS,
-         examples: Mapping[str, Any] | None = None) -> Any:
+         examples: Mapping[str, Any] | None = None, side_effects: bool = False, cacheable: bool = False,
+         version: str = "") -> Any:
     """Declare a tool from a function's type hints and docstring; bare or with options.
 
     ``examples`` maps argument names to a concrete value shown to the model in
     error messages and tool descriptions (a real value teaches better than a
-    placeholder, which small models echo back).
+    placeholder, which small models echo back). ``side_effects``,
+    ``cacheable`` and ``version``: see :class:`Tool`.
     """
 
     def build(func: Callable[..., Any]) -> Tool:
         doc_description, parameters = schema_from_function(func, examples=examples)
         return Tool(name=name or func.__name__, description=description or doc_description,
-                    parameters=parameters, fn=func, timeout=timeout, max_chars=max_chars)
+                    parameters=parameters, fn=func, timeout=timeout, max_chars=max_chars,
+                    side_effects=side_effects, cacheable=cacheable, version=version)
 
     return build(fn) if fn is not None else build
 
@@ -361,12 +379,15 @@ def _normalise_schema(schema: Any, depth: int = 0) -> Any:
 
 
 def tool_from_schema(schema: Mapping[str, Any], fn: Callable[..., Any], *,
-                     timeout: float | None = DEFAULT_TIMEOUT, max_chars: int = DEFAULT_MAX_CHARS) -> Tool:
+                     timeout: float | None = DEFAULT_TIMEOUT, max_chars: int = DEFAULT_MAX_CHARS,
+                     side_effects: bool | None = None, cacheable: bool = False, version: str = "") -> Tool:
     """Declare a tool from an OpenAI-style schema dict and the function that implements it.
 
     Accepts ``{"type": "function", "function": {...}}`` or the bare
     ``{"name", "description", "parameters"}``; ``"type": "dict"`` (as in the
-    Berkeley function-calling data) is read as ``"object"``.
+    Berkeley function-calling data) is read as ``"object"``. A truthy
+    ``"x-side-effects"`` beside ``"name"`` (or on the outer object) marks a
+    tool with side effects unless ``side_effects`` says otherwise.
     """
     if not isinstance(schema, Mapping):
         raise ToolDefinitionError(f"tool schema must be a dict, got {type(schema).__name__}")
@@ -387,5 +408,8 @@ def tool_from_schema(schema: Mapping[str, Any], fn: Callable[..., Any], *,
     parameters = _normalise_schema(dict(parameters))
     parameters.setdefault("type", "object")
     parameters.setdefault("properties", {})
+    if side_effects is None:
+        side_effects = bool(spec.get("x-side-effects") or schema.get("x-side-effects"))
     return Tool(name=name, description=description, parameters=parameters, fn=fn,
-                timeout=timeout, max_chars=max_chars)
+                timeout=timeout, max_chars=max_chars, side_effects=side_effects, cacheable=cacheable,
+                version=version)

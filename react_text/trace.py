@@ -2,14 +2,21 @@
 
 A run writes ``run_start``, then per model turn ``prompt``, ``model_turn``,
 ``step``, ``decision`` and (when a tool runs) ``tool_call`` and
-``observation``, and finally ``run_end``. Each line is flushed (and, on
+``observation``, and finally ``run_end``. Each ``tool_call`` (a call's
+start) and ``observation`` (its end) carries the call's ``call_id``
+(``"<step>.<index>"``), so calls that ran together can be told apart and
+matched; ``cache_hit`` marks a call answered without running (``scope``
+``run``: an identical earlier call, ``same_as`` says which; ``disk``: the
+persistent cache); ``context`` records what was cut from older steps to keep
+the prompt inside the context window (tokens before and after, each cut). Each line is flushed (and, on
 request, fsync'd) before the loop goes on, so a crash or Ctrl-C loses at most
 the line being written; ``read_trace`` skips such a torn last line.
 
 The ``prompt`` events hold the full prompt text of the first turn and only the
 appended text after it, so ``prompts_from_events`` rebuilds every prompt
 exactly (the replay backend checks against them) without the trace growing
-quadratically.
+quadratically. A turn after older steps were cut (``context``) holds its full
+prompt text again.
 """
 
 from __future__ import annotations

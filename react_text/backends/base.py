@@ -78,3 +78,27 @@ def complete_streaming(backend: Backend, prompt: str, on_token: TokenCallback | 
     if completion.text:
         on_token(completion.text)
     return completion
+# --- optional parts of the contract ----------------------------------------------
+#
+# A backend may also tell how many tokens its context window holds
+# (``context_size``: an int attribute or property, None when unknown) and count
+# the tokens of a text (``count_tokens(text) -> int``). The loop uses them to
+# keep a long run's prompt inside the window; a backend without them is
+# simply not counted. They are not in the Protocol above so that a minimal
+# backend still satisfies it.
+
+def context_size(backend: object) -> int | None:
+    """The backend's context window in tokens, or None when it cannot tell."""
+    size = getattr(backend, "context_size", None)
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberately high guess (a token per 3 bytes) for backends that cannot count."""
+    return len(text.encode("utf-8")) // 3 + 1
+
+
+def token_counter(backend: object) -> Callable[[str], int]:
+    """The backend's ``count_tokens``, or ``estimate_tokens`` when it has none."""
+    count = getattr(backend, "count_tokens", None)
+    return count if callable(count) else estimate_tokens

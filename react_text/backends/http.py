@@ -141,6 +141,57 @@ class HttpBackend:
     def close(self) -> None:
         self._session.close()
 
+    # -- context window --------------------------------------------------------------
+
+    @property
+    def context_size(self) -> int | None:
+        """The server's context window per request, if set or if the server says (llama-server's ``/props``).
+
+        Asked once; None when the server does not tell (an OpenAI endpoint):
+        then set it (``backend.context_size = 4096``) to have long runs counted.
+        """
+        if not hasattr(self, "_context_size"):
+            self._context_size = self._ask_context_size()
+        return self._context_size
+
+    @context_size.setter
+    def context_size(self, value: int | None) -> None:
+        self._context_size = value
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` by the server's own ``/tokenize`` (llama-server, vLLM); an estimate without it."""
+        from .base import estimate_tokens
+
+        if getattr(self, "_tokenize_works", True):
+            body = {"content": text, "add_special": False} if self.api == "llama" else {"prompt": text}
+            try:
+                response = self._session.post(f"{self.base_url}/tokenize", json=body, timeout=self.timeout)
+                data = response.json() if response.status_code == 200 else None
+            except (self._requests.RequestException, ValueError):
+                data = None
+            if isinstance(data, dict):
+                count = _int_or_none(data.get("count"))
+                tokens = data.get("tokens")
+                if count is None and isinstance(tokens, list):
+                    count = len(tokens)
+                if count is not None:
+                    return count
+            self._tokenize_works = False
+        return estimate_tokens(text)
+
+    def _ask_context_size(self) -> int | None:
+        try:
+            response = self._session.get(f"{self.base_url}/props", timeout=self.timeout)
+            data = response.json() if response.status_code == 200 else None
+        except (self._requests.RequestException, ValueError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        settings = data.get("default_generation_settings")
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        n_ctx = _int_or_none(n_ctx) or _int_or_none(data.get("n_ctx"))
+        return n_ctx if n_ctx and n_ctx > 0 else None
+
     # -- request -------------------------------------------------------------------
 
     def _body(

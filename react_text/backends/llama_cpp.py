@@ -388,6 +388,11 @@ class LlamaCppBackend:
         """Token ids of the last prompt and everything sampled after it (what the prefix cache reuses)."""
         return tuple(self._ledger.tokens)
 
+    @property
+    def context_size(self) -> int:
+        """The context window (n_ctx) in tokens; a prompt plus its turn must fit in it."""
+        return self.n_ctx
+
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes on its own (no BOS), for reports and budgets."""
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))

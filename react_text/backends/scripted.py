@@ -57,6 +57,9 @@ class ScriptedBackend:
 
     ``wrap`` stands in for an instruct model's chat template (identity by
     default); ``supports_grammar`` lets tests exercise the grammar hook.
+    ``context_size`` makes it behave like a model with that context window:
+    a prompt that does not fit is a ``BackendError``, as in llama.cpp.
+    ``count_tokens`` (default: words) is its tokenizer, e.g. a real model's.
     """
 
     def __init__(
@@ -67,6 +70,8 @@ class ScriptedBackend:
         supports_grammar: bool = False,
         wrap: Callable[[str], str] | None = None,
         seconds_per_turn: float = 0.0,
+        context_size: int | None = None,
+        count_tokens: Callable[[str], int] = count_words,
     ) -> None:
         self.name = name
         self.supports_grammar = supports_grammar
@@ -75,6 +80,8 @@ class ScriptedBackend:
         self._wrap = wrap
         self._seconds = seconds_per_turn
         self._cached = ""
+        self.context_size = context_size
+        self.count_tokens = count_tokens
         self.calls: list[ScriptedCall] = []
 
     @property
@@ -112,6 +119,10 @@ class ScriptedBackend:
         item = self._turns[index]
         if isinstance(item, BaseException):
             raise item
+        prompt_tokens = self.count_tokens(prompt)
+        if self.context_size is not None and prompt_tokens >= self.context_size:
+            raise BackendError(f"the prompt is {prompt_tokens} tokens but the context window holds "
+                               f"{self.context_size}")
         raw = item(prompt) if callable(item) else item
         text, stopped = cut_at_stop(raw, stop)
         text, cut = apply_max_tokens(text, max_tokens)
@@ -121,9 +132,9 @@ class ScriptedBackend:
         self._cached = prompt + text
         return Completion(
             text=text,
-            prompt_tokens=count_words(prompt),
-            completion_tokens=count_words(text),
-            evaluated_tokens=count_words(prompt[reused:]),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=self.count_tokens(text),
+            evaluated_tokens=self.count_tokens(prompt[reused:]),
             finish_reason="length" if cut else "stop",
             seconds=self._seconds,
             extra={"stopped_by_sequence": stopped and not cut},
