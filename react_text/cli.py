@@ -73,7 +73,18 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
     _add_long_run_options(p)
+    p.add_argument("--toolbox", action="store_true", help="also offer the 68 tools of react_text.toolbox")
+    p.add_argument("--fetch-allow", action="append", default=[], metavar="HOST",
+                   help="offer fetch(url) for this host (repeatable; '*.example.org' for subdomains, 'host:port' "
+                        "for one port); no host is reachable otherwise")
+    _add_retrieval_options(p)
     p.set_defaults(func=_cmd_run)
+
+
+def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tool-retrieval", action="store_true",
+                   help="with many tools, show the model only the best matches for the question plus list_tools")
+    p.add_argument("--max-shown-tools", type=int, default=8, help="tools shown with --tool-retrieval (default: 8)")
 
 
 def _add_long_run_options(p: argparse.ArgumentParser) -> None:
@@ -129,6 +140,14 @@ def _run_tools(args: argparse.Namespace) -> list:
             if not args.corpus:
                 raise ValueError("--tools search needs --corpus DIR (the folder to search)")
             tools.append(builtin_tools.search_files(args.corpus))
+    if args.fetch_allow:
+        from .fetch import fetch_tool
+
+        tools.append(fetch_tool(args.fetch_allow))
+    if args.toolbox:
+        from .toolbox import toolbox_tools
+
+        tools += [t for t in toolbox_tools() if t.name not in {u.name for u in tools}]
     return tools
 
 
@@ -165,7 +184,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         console = None if args.json else Console(sys.stdout, raw=args.raw)
         agent = Agent(backend, tools, template, limits=limits, trace=trace, on_event=console,
                       on_token=console.token if console is not None and console.live else None,
-                      constrain=args.constrain, prose=args.prose, tool_cache=_tool_cache(args))
+                      constrain=args.constrain, prose=args.prose, tool_cache=_tool_cache(args),
+                      tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools)
     except (BackendError, TemplateError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2
@@ -391,9 +411,12 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--constrain", choices=["off", "on", "both"], default="off",
                    help="grammar-constrained turns: without, with, or both side by side")
     p.add_argument("--backend", choices=["llama", "http"], default="llama")
-    p.add_argument("--url", action="append", default=[], help="HTTP endpoint (repeat for several servers)")
+    p.add_argument("--url", action="append", default=[],
+                   help="HTTP endpoint, URL or URL#N for N parallel requests (repeat for several servers; "
+                        "a task whose server dies is rerun on another)")
     p.add_argument("--api", choices=["openai", "llama"], default="openai")
-    p.add_argument("--concurrency", type=int, default=1, help="parallel tasks (HTTP backend only)")
+    p.add_argument("--concurrency", type=int, default=1,
+                   help="parallel tasks per --url without #N (HTTP backend only)")
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--max-turn-tokens", type=int, default=192)
     p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")
@@ -402,6 +425,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
                    help="only the first N tasks of each (category, language): a stratified sample")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from results.jsonl; run nothing")
     _add_long_run_options(p)
+    _add_retrieval_options(p)
     p.set_defaults(func=_cmd_compare)
 
 
@@ -430,6 +454,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         parallel_tools=args.parallel,
         tool_cache=None if args.cache is None else str(_tool_cache(args).folder),
         context_tokens=args.ctx,
+        tool_retrieval=args.tool_retrieval,
+        max_shown_tools=args.max_shown_tools,
     )
     # The command that makes these results: a report rebuilt later names the run, not the rebuild.
     argv = [a for a in sys.argv[1:] if a != "--report-only"]
