@@ -51,6 +51,16 @@ class CompareSpec:
     none) adds the missing tasks and keeps what was run."""
     command: str | None = None
     extra: dict = field(default_factory=dict)
+    functions: tuple[str, ...] = ()
+    """Python files whose tools (see ``react_text.functions``) every task is offered besides its own."""
+    corpus: str | None = None
+    """A folder the search tool reads instead of the suite's own corpus."""
+    template_dirs: tuple[str, ...] = ()
+    """Folders searched for templates before ``$REACT_TEXT_PROMPTS`` and the built-ins."""
+
+
+class PromptError(RuntimeError):
+    """The prompt of a task could not be built: recorded as a crashed task, and the compare goes on."""
 
 
 def _safe(name: str) -> str:
@@ -172,7 +182,7 @@ def record_from_run(task, result, *, model: str, template: str, constrain: bool,
         "answer": result.answer,
         "status": result.status,
         "correct": result.status == "answered" and match_answer(task, answer),
-        "steps": sum(1 for s in result.steps if s.step is not None and s.step.actions),
+        "steps": result.totals.steps,  # model turns, as the trace's run_end and `replay` count them
         "turns": turns,
         "format_errors": format_errors,
         "actions": actions,
@@ -202,6 +212,7 @@ class _Prepared:
     templates: dict
     model_paths: dict
     corpus: Path | None
+    functions: tuple = ()
 
 
 def prepare(spec: CompareSpec) -> _Prepared:
@@ -217,9 +228,25 @@ def prepare(spec: CompareSpec) -> _Prepared:
     templates = {}
     for name in spec.templates:
         try:
-            templates[name] = load_template(name)
+            templates[name] = load_template(name, spec.template_dirs)
         except TemplateError as exc:
             problems.append(f"template {name!r}: {exc}")
+    functions: tuple = ()
+    if spec.functions:
+        from .functions import FunctionsError, load_functions
+
+        loaded = []
+        for file in spec.functions:
+            try:
+                loaded += load_functions(file)
+            except FunctionsError as exc:
+                problems.append(str(exc))
+        functions = tuple(loaded)
+    corpus = suite.corpus_dir
+    if spec.corpus:
+        corpus = Path(spec.corpus).expanduser()
+        if not corpus.is_dir():
+            problems.append(f"--corpus {spec.corpus}: no such folder")
     model_paths: dict[str, Path | None] = {}
     if spec.backend == "llama":
         from .models import resolve_model
@@ -239,7 +266,7 @@ def prepare(spec: CompareSpec) -> _Prepared:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
     tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
     tasks = tasks[: spec.limit] if spec.limit else tasks
-    return _Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=suite.corpus_dir)
+    return _Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
 
 
 def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
@@ -256,11 +283,13 @@ def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
     return tuple(kept)
 
 
-def _task_tools(task, corpus: Path | None):
+def _task_tools(task, corpus: Path | None, functions: Sequence = ()):
+    """The built-in tools the task names, then the user's ``--functions`` (a same-named one replaces a built-in)."""
     from .builtin_tools import default_tools
 
     available = {t.name: t for t in default_tools(corpus_dir=corpus)}
-    return [available[name] for name in task.tools if name in available]
+    own = {t.name for t in functions}
+    return [available[name] for name in task.tools if name in available and name not in own] + list(functions)
 
 
 def run_compare(
@@ -313,7 +342,7 @@ def run_compare(
         try:
             agent = Agent(
                 factory(model, worker),
-                _task_tools(task, prepared.corpus),
+                _task_tools(task, prepared.corpus, prepared.functions),
                 prepared.templates[template_name],
                 limits=limits,
                 trace=trace,
@@ -322,6 +351,8 @@ def run_compare(
             result = agent.run(task.question)
             if result.status == "interrupted":
                 raise KeyboardInterrupt
+            if result.status == "template_error":
+                raise PromptError(result.reason)
             record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                      trace=trace, wall_seconds=time.monotonic() - started)
         except KeyboardInterrupt:
@@ -401,6 +432,7 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     summaries = metrics.summarize(records)
     disagreements = metrics.disagreements(records)
     effects = metrics.grammar_effects(summaries, records)
+    verdicts = metrics.verdicts(summaries, records)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "markdown": out_dir / "report.md",
@@ -411,12 +443,14 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     paths["chart"].write_text(report.svg_chart(summaries), encoding="utf-8")
     paths["markdown"].write_text(
         report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg",
-                        effects=effects),
+                        effects=effects, verdicts=verdicts),
         encoding="utf-8",
     )
-    paths["json"].write_text(report.summary_json(summaries, disagreements, effects), encoding="utf-8")
+    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts), encoding="utf-8")
     paths["html"].write_text(
-        report.html_page(summaries, disagreements, title=title, command=command, effects=effects), encoding="utf-8"
+        report.html_page(summaries, disagreements, title=title, command=command, effects=effects,
+                         verdicts=verdicts),
+        encoding="utf-8",
     )
     return paths
 

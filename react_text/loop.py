@@ -28,6 +28,7 @@ Statuses (``RunResult.status``):
                    in a row after its first failure.
 ``backend_error``  the backend could not produce a completion.
 ``interrupted``    Ctrl-C; the trace holds everything up to that point.
+``template_error`` the prompt could not be rendered (a user template's undefined name, a sandbox limit).
 
 Only ``answered`` carries the model's answer; every other status carries an
 explanation (why it stopped, and the last observation), never an empty string.
@@ -61,6 +62,7 @@ STATUSES = (
     "tool_failures",
     "backend_error",
     "interrupted",
+    "template_error",
 )
 
 _NUDGE_PREVIEW_CHARS = 500
@@ -483,7 +485,9 @@ class Agent:
     # -- public ---------------------------------------------------------------
 
     def run(self, question: str) -> RunResult:
-        """Answer ``question``. Never raises for model, tool or backend failures, nor Ctrl-C."""
+        """Answer ``question``. Never raises for model, tool, backend or template failures, nor Ctrl-C."""
+        from .templates import TemplateError
+
         clock = self._clock
         started = clock()
         writer, own_writer = self._open_trace()
@@ -520,6 +524,8 @@ class Agent:
                 status, reason = "interrupted", f"interrupted by the user after {len(records)} steps"
             except BackendError as exc:
                 status, reason = "backend_error", f"backend error: {exc}"
+            except TemplateError as exc:  # a user template that fails to render (undefined name, sandbox limit)
+                status, reason = "template_error", f"the prompt could not be built: {exc}"
             if not answer:
                 answer = explain(status, reason, state)
             result = RunResult(
