@@ -534,7 +534,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     try:
         if args.report_only:
             records = compare.select(compare.load_results(spec.out_dir / "results.jsonl"), spec,
-                                     [t.id for t in compare.prepare(spec).tasks])
+                                     compare.planned_task_ids(spec))
         else:
             records = compare.run_compare(spec)
     except compare.CompareError as exc:

@@ -221,10 +221,7 @@ def prepare(spec: CompareSpec) -> _Prepared:
     from .templates import TemplateError, load_template
 
     problems = []
-    try:
-        suite = load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite)
-    except Exception as exc:  # SuiteError and file errors alike: report, run nothing
-        raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
+    suite = _load_suite(spec)
     templates = {}
     for name in spec.templates:
         try:
@@ -264,9 +261,27 @@ def prepare(spec: CompareSpec) -> _Prepared:
         model_paths = {name: None for name in spec.models}
     if problems:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
-    tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
-    tasks = tasks[: spec.limit] if spec.limit else tasks
+    tasks = _sample(suite, spec)
     return _Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
+
+
+def _load_suite(spec: CompareSpec):
+    from .suites import load_suite
+
+    try:
+        return load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite)
+    except Exception as exc:  # SuiteError and file errors alike: report, run nothing
+        raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
+
+
+def _sample(suite, spec: CompareSpec) -> tuple:
+    tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
+    return tasks[: spec.limit] if spec.limit else tasks
+
+
+def planned_task_ids(spec: CompareSpec) -> list[str]:
+    """The ids of the tasks ``spec`` runs, without resolving models or templates (for ``--report-only``)."""
+    return [t.id for t in _sample(_load_suite(spec), spec)]
 
 
 def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:

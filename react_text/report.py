@@ -110,7 +110,10 @@ def _versus(pair: Paired) -> str:
 def verdict_lines(v: Verdict) -> list[str]:
     """One model's recommendation as Markdown bullet lines (the HTML page converts the same lines)."""
     best = v.best
-    lines = [f"**{v.model}: use `{best.name}`** — solves {_rate(best)}, format errors {_pct(best.format_error_rate)}."]
+    per_task = best.wall_seconds / best.tasks if best.tasks else 0.0
+    tokens = best.completion_tokens / best.tasks if best.tasks else 0.0
+    lines = [f"**{v.model}: use `{best.name}`** — solves {_rate(best)}, format errors "
+             f"{_pct(best.format_error_rate)}, {per_task:.1f} s and {tokens:.0f} generated tokens per task."]
     if v.small_sample:
         lines.append(f"⚠ only {best.tasks} task(s) per cell: too few to conclude anything (want at least "
                      f"{SMALL_SAMPLE}); run more tasks (`--per-group N` or the whole suite).")
