@@ -628,7 +628,8 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 
     def _get_help_string(self, action: argparse.Action) -> str:
         help_text = action.help or ""
-        if action.default in (None, False, [], argparse.SUPPRESS) or "default" in help_text.lower():
+        empty = action.default is None or action.default is False or action.default == []
+        if empty or action.default == argparse.SUPPRESS or "default" in help_text.lower():
             return help_text
         return super()._get_help_string(action) or help_text
 
