@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 import regex
 
+from .guards import is_failure_text
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from react_text.suites import Task
 
@@ -262,7 +264,11 @@ _REFUSAL = regex.compile(
 
 def is_refusal(answer: str) -> bool:
     """Whether ``answer`` says the question cannot be answered (in English or
-    Chinese) — the right outcome when no tool holds the fact."""
+    Chinese) — the right outcome when no tool holds the fact. A tool's error or
+    "No results for ..." text passed off as the answer is not a refusal, though
+    it holds refusal words: the model did not decide anything."""
+    if is_failure_text(answer):
+        return False
     return _REFUSAL.search(canonical(answer)) is not None
 
 

@@ -195,6 +195,18 @@ def record_from_run(task, result, *, model: str, template: str, constrain: bool,
     }
 
 
+def _example_value(agent, task, result) -> str | None:
+    """The number the answer copied from a shown few-shot episode, if any (see ``guards``)."""
+    from .episodes import episode_values
+    from .guards import copied_example_value
+
+    if result.status != "answered":
+        return None
+    shown = agent.template.shown_episodes(list(agent.tools.values()), task.question, agent.examples)
+    seen = [s.observation_text or "" for s in result.steps]
+    return copied_example_value(result.answer, episode_values(shown), (task.question, *seen))
+
+
 def crash_record(task, error: BaseException, *, model: str, template: str, constrain: bool,
                  wall_seconds: float) -> dict:
     return {
@@ -302,7 +314,9 @@ def _task_tools(task, corpus: Path | None, functions: Sequence = ()):
     """The built-in tools the task names, then the user's ``--functions`` (a same-named one replaces a built-in)."""
     from .builtin_tools import default_tools
 
-    available = {t.name: t for t in default_tools(corpus_dir=corpus)}
+    from .suite_tools import SUITE_TOOLS
+
+    available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus)}}
     own = {t.name for t in functions}
     return [available[name] for name in task.tools if name in available and name not in own] + list(functions)
 
@@ -370,6 +384,7 @@ def run_compare(
                 raise PromptError(result.reason)
             record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                      trace=trace, wall_seconds=time.monotonic() - started)
+            record["example_value"] = _example_value(agent, task, result)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a crashing task is a recorded failure, not a crashed compare

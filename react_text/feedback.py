@@ -7,10 +7,11 @@ Chinese prompt teaches it to drift; the same example in its own dialect is the
 cheapest correction there is. The parser decides *what* went wrong; this
 module only words it.
 
-Every message is one or two sentences followed by the exact text to write.
-Values the model must fill in stay ``...`` (numbers show 1): the parser reports a copied ``...``
-as a ``placeholder`` error, while a made-up concrete value would be copied
-silently into a wrong tool call.
+Every message is one or two sentences followed by the exact text to write,
+built from the model's own last call where it wrote one. Values the model must
+fill in stay ``...``: the parser reports a copied ``...`` as a ``placeholder``
+error, while a made-up concrete value would be copied silently into a wrong
+tool call or an answer.
 """
 
 from __future__ import annotations
@@ -83,19 +84,16 @@ class Voice:
 
 
 def _sample(schema: Any) -> Any:
-    """A value the schema itself offers (example, default, enum, const), else ``...`` (numbers: 1)."""
+    """A value to show for a slot the model did not fill: an enum's first value or a constant
+    (the only values that are right whatever the question), else ``...``. Never a schema example
+    or a made-up number: a small model copies those into its next call or even its answer."""
     if not isinstance(schema, Mapping):
         return FILL
-    for key in ("examples", "enum"):
-        values = schema.get(key)
-        if isinstance(values, list) and values:
-            return values[0]
-    for key in ("default", "const", "example"):
-        if key in schema:
-            return schema[key]
-    kind = schema.get("type")
-    if kind in ("integer", "int", "number", "float"):
-        return 1
+    values = schema.get("enum")
+    if isinstance(values, list) and values:
+        return values[0]
+    if "const" in schema:
+        return schema["const"]
     return FILL
 
 

@@ -46,7 +46,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
+from .answers import is_refusal
 from .backends.base import Backend, BackendError
+from .episodes import episode_values
+from .guards import AnswerContext, check_answer, say
 from .parser import parse
 from .trace import TraceWriter, to_jsonable
 from .types import Action, Completion, FormatError, Observation, Step
@@ -83,9 +86,9 @@ class Limits:
     max_format_errors: int = 3
     max_tool_retries: int = 2
     max_observation_chars: int = 2000
-    require_observation: bool = False
-    """The "fake success" guard: refuse (once) a final answer given before any
-    tool returned a real result, when the agent has tools."""
+    require_observation: bool = True
+    """The "fake success" guard: question (once) a final answer given before any
+    tool ran, when the agent has tools; a refusal is never questioned."""
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "max_total_tokens", "max_turn_tokens", "max_format_errors", "max_observation_chars"):
@@ -219,6 +222,13 @@ class RunState:
     real_observations: int = 0
     seen: tuple[Seen, ...] = ()
     last_observation: str | None = None
+    question: str = ""
+    lang: str = "en"
+    """The language corrections are worded in: the template's."""
+    example_values: frozenset[str] = frozenset()
+    """Numbers shown in the few-shot episodes (see ``episodes.episode_values``)."""
+    nudged: frozenset[str] = frozenset()
+    """Answer checks (``guards``) that already fired; each fires once."""
 
 
 def fingerprint(action: Action) -> str:
@@ -255,16 +265,20 @@ def decide(state: RunState, step: Step) -> Decision:
     if step.actions:
         action = step.actions[0]
         if action.tool not in state.tool_names:
-            return _format_error_decision(state, _unknown_tool(action.tool, state.tool_names))
+            return _format_error_decision(state, _unknown_tool(action.tool, state.tool_names, state.lang))
         fp = fingerprint(action)
         earlier = next((s for s in reversed(state.seen) if s.fingerprint == fp), None)
         if earlier is not None and not earlier.rerunnable:
             if state.repeats >= 1:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
+            seen_text = _preview(earlier.text, _NUDGE_PREVIEW_CHARS)
             return Retry(
-                f"You already called {action.tool} with these arguments and got: "
-                f"{_preview(earlier.text, _NUDGE_PREVIEW_CHARS)}\n"
-                "Use that result, or try something different.",
+                say(
+                    state.lang,
+                    f"You already called {action.tool} with these arguments and got: {seen_text}\n"
+                    "Use that result, or try something different.",
+                    f"你已经用同样的参数调用过 {action.tool}，结果是：{seen_text}\n请利用这个结果，或者换一种做法。",
+                ),
                 "no_progress",
             )
         return RunTool(action)
@@ -273,28 +287,44 @@ def decide(state: RunState, step: Step) -> Decision:
         if not answer:
             if state.empty_turns >= 1 or state.format_errors + 1 >= state.limits.max_format_errors:
                 return Stop("gave_up", "the model's final answer was empty")
-            return Retry("Your final answer was empty. Write the answer after the label.", "format_error:empty")
-        if (
-            state.limits.require_observation
-            and state.tool_names
-            and state.real_observations == 0
-            and not state.observation_nudged
-        ):
-            return Retry(
-                "Do not answer yet: no tool has given you a result. Use one of the tools "
-                f"({', '.join(state.tool_names)}) to check, then give the final answer.",
-                "needs_observation",
-            )
+            return Retry(say(state.lang, "Your final answer was empty. Write the answer after the label.",
+                             "你的最终答案是空的。请在标签后写出答案。"), "format_error:empty")
+        nudge = check_answer(answer, _answer_context(state), refusal=is_refusal(answer))
+        if nudge is not None:
+            reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
+            return Retry(nudge.message, reason)
         return Finish(answer)
     return _format_error_decision(
-        state, FormatError("no_action", "Write an action or a final answer after your thought.")
+        state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
+                                            "请在思考之后写一个行动或最终答案。"))
     )
 
 
-def _unknown_tool(name: str, tool_names: Sequence[str]) -> FormatError:
+def _answer_context(state: RunState) -> AnswerContext:
+    return AnswerContext(
+        question=state.question,
+        tool_names=state.tool_names,
+        observations=tuple(seen.text for seen in state.seen),
+        real_observations=state.real_observations,
+        example_values=state.example_values,
+        nudged=state.nudged | ({"no_observation"} if state.observation_nudged else set()),
+        require_observation=state.limits.require_observation,
+        lang=state.lang,
+    )
+
+
+def _unknown_tool(name: str, tool_names: Sequence[str], lang: str = "en") -> FormatError:
     if not tool_names:
-        return FormatError("unknown_tool", f"There is no tool {name!r}: no tools are available. Give the final answer.")
-    return FormatError("unknown_tool", f"There is no tool {name!r}. Use one of: {', '.join(tool_names)}.")
+        return FormatError("unknown_tool", say(
+            lang,
+            f"There is no tool {name!r}: no tools are available. Give the final answer.",
+            f"没有名为 {name!r} 的工具：这里没有可用的工具。请直接给出最终答案。",
+        ))
+    return FormatError("unknown_tool", say(
+        lang,
+        f"There is no tool {name!r}. Use one of: {', '.join(tool_names)}.",
+        f"没有名为 {name!r} 的工具。请使用其中之一：{'、'.join(tool_names)}。",
+    ))
 
 
 def check_limits(state: RunState, elapsed: float) -> Stop | None:
@@ -331,6 +361,8 @@ def advance(state: RunState, record: StepRecord) -> RunState:
         changes["repeats"] = state.repeats + 1
     if isinstance(d, Retry) and d.reason == "needs_observation":
         changes["observation_nudged"] = True
+    if isinstance(d, Retry) and d.reason.startswith("guard:"):
+        changes["nudged"] = state.nudged | {d.reason.split(":", 1)[1]}
     if isinstance(d, RunTool) and record.observation is not None:
         obs = record.observation
         fp = fingerprint(d.action)
@@ -492,7 +524,13 @@ class Agent:
         started = clock()
         writer, own_writer = self._open_trace()
         events = _Events(writer, self.on_event, clock)
-        state = RunState(limits=self.limits, tool_names=tuple(self.tools))
+        state = RunState(
+            limits=self.limits,
+            tool_names=tuple(self.tools),
+            question=question,
+            lang=getattr(self.template, "language", "en"),
+            example_values=self._example_values(question),
+        )
         records: list[StepRecord] = []
         status = reason = answer = ""
         try:
@@ -568,7 +606,13 @@ class Agent:
                 )
                 prompt += turn_text + self.template.observation(shown, n)
                 n += 1
-            state = RunState(limits=self.limits, tool_names=tuple(self.tools))
+            state = RunState(
+            limits=self.limits,
+            tool_names=tuple(self.tools),
+            question=question,
+            lang=getattr(self.template, "language", "en"),
+            example_values=self._example_values(question),
+        )
             previous: str | None = None
             while True:
                 turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
@@ -588,6 +632,12 @@ class Agent:
                 writer.close()
 
     # -- internals ------------------------------------------------------------
+
+    def _example_values(self, question: str) -> frozenset[str]:
+        shown = getattr(self.template, "shown_episodes", None)
+        if shown is None:
+            return frozenset()
+        return episode_values(shown(list(self.tools.values()), question, self.examples))
 
     def _open_trace(self) -> tuple[TraceWriter | None, bool]:
         if self.trace is None:

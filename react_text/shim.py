@@ -46,10 +46,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from .backends.base import Backend
+from .episodes import episode_values
+from .guards import AnswerContext, check_answer
 from .parser import parse, suggest_tool
 from .types import Step
 
@@ -583,7 +585,7 @@ def tool_calls(
     strict = _grammar(tpl, offered, choice, backend, constrain, unoffered=False)
     example = _example_call(tpl, offered, choice)
     prose = "error" if choice.mode in ("required", "named") else "final"
-    shown, _ = tpl.shown_episodes(frozenset(by_name), examples)
+    shown = tpl.shown_episodes(offered, conversation.question, examples)
     copied = frozenset(step.tool for episode in shown for step in episode.steps) - frozenset(by_name)
 
     rendered = tpl.render(conversation.question, offered, examples)
@@ -603,12 +605,28 @@ def tool_calls(
         usage["completion_tokens"] += completion.completion_tokens
         return completion.text
 
+    # A final answer gets the loop's checks, except "use a tool first": declining a call is a
+    # legitimate reply for a client, and the answer may well be one the client wants without tools.
+    answer_context = AnswerContext(
+        question=conversation.question,
+        tool_names=tuple(by_name),
+        observations=tuple(r for turn in conversation.turns for r in turn.results),
+        example_values=episode_values(shown),
+        require_observation=False,
+        lang=getattr(tpl, "language", "en"),
+    )
+    nudged: set[str] = set()
     thought: str | None = None
     for _attempt in range(max_retries + 1):
         prefix = tpl.turn_prefix(n)
         turn = prefix + complete(prompt, strict if errors else grammar)
         step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
         verdict = _judge(step, by_name, choice, example)
+        if verdict.answer is not None and choice.mode == "auto":
+            nudge = check_answer(verdict.answer, replace(answer_context, nudged=frozenset(nudged)))
+            if nudge is not None:
+                nudged.add(nudge.code)
+                verdict = _Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
         kept = turn[len(prefix): max(step.end, len(prefix))]
         thought = step.thought
         elsewhere = _reaches_elsewhere(step, turn, schemas, tpl, copied) if choice.mode == "auto" else None

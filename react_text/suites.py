@@ -17,8 +17,6 @@ from typing import Any, Iterable, Union
 
 import regex
 
-_DATA_PACKAGE = "react_text.suite_data"
-
 from react_text.answers import (
     MATCH_KINDS,
     answer_matches,
@@ -26,6 +24,9 @@ from react_text.answers import (
     match_answer,
     parse_tolerance,
 )
+from react_text.suite_tools import SUITE_TOOLS
+
+_DATA_PACKAGE = "react_text.suite_data"
 
 __all__ = [
     "BUILTIN_TOOLS",
@@ -43,15 +44,16 @@ __all__ = [
     "parse_suite",
 ]
 
-BUILTIN_TOOLS: frozenset[str] = frozenset({"calculator", "search", "current_time"})
-"""Tool names a task may list when no other set is given to ``load_suite``."""
+BUILTIN_TOOLS: frozenset[str] = frozenset({"calculator", "search", "current_time"}) | frozenset(SUITE_TOOLS)
+"""Tool names a task may list when no other set is given to ``load_suite``: the
+built-in tools and the ``tools`` suite's own (``react_text.suite_tools``)."""
 
 SuiteSpec = Union[str, Path]
 
 _ID = regex.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 _LANG = regex.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 _REQUIRED = ("id", "question", "match", "tools", "lang", "category")
-_OPTIONAL = ("expected", "tolerance", "note", "check", "evidence", "absent")
+_OPTIONAL = ("expected", "tolerance", "note", "check", "evidence", "absent", "calls")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,9 @@ class Task:
     check: str | None = None
     evidence: tuple[str, ...] = ()
     absent: tuple[str, ...] = ()
+    calls: tuple[tuple[str, Any], ...] | None = None
+    """The tool calls a right first turn makes, as (tool, arguments) pairs; ``()``
+    when no offered tool fits. Read by the function-calling benchmark."""
     source: str = ""
     line: int = 0
 
@@ -281,7 +286,17 @@ def _check_record(record: Any, known_tools: frozenset[str] | None) -> list[str]:
             reasons.append(f"{key!r} must be a list of non-empty strings")
     if "match" in record:
         reasons.extend(_check_expected(record))
+    if "calls" in record and not _valid_calls(record["calls"]):
+        reasons.append("'calls' must be a list of {\"tool\": name, \"args\": {...}} objects")
     return reasons
+
+
+def _valid_calls(calls: Any) -> bool:
+    return isinstance(calls, list) and all(
+        isinstance(c, dict) and _nonempty_str(c.get("tool")) and isinstance(c.get("args", {}), dict)
+        and set(c) <= {"tool", "args"}
+        for c in calls
+    )
 
 
 def _check_tools(tools: Any, known_tools: frozenset[str] | None) -> list[str]:
@@ -361,6 +376,7 @@ def _task(record: dict, source: str, line: int) -> Task:
         check=record.get("check"),
         evidence=tuple(record.get("evidence", ())),
         absent=tuple(record.get("absent", ())),
+        calls=None if "calls" not in record else tuple((c["tool"], c.get("args", {})) for c in record["calls"]),
         source=source,
         line=line,
     )

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from .dialects import DIALECTS, format_action, format_final, format_observation, format_thought
+from .episodes import Episode, ExampleStep, choose_episodes, question_language
 from .sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "list_templates",
     "load_examples",
     "load_template",
-    "select_episodes",
     "template_folders",
 ]
 
@@ -63,6 +63,8 @@ MAX_FILE_BYTES = 256 * 1024
 """A template or example file larger than this is refused before it is read in full."""
 
 _NO_EXAMPLES = "none"
+_LIBRARY_LANGUAGES = ("en", "zh")
+"""Example sets a template with the default set also draws on, by the question's language."""
 
 
 # --- errors and data -------------------------------------------------------------
@@ -83,30 +85,6 @@ class TemplateError(Exception):
         if line is not None:
             where = f"{where or '<template>'}:{line}"
         super().__init__(f"{where}: {reason}" if where else reason)
-
-
-@dataclass(frozen=True)
-class ExampleStep:
-    """One tool use inside a few-shot episode."""
-
-    thought: str
-    tool: str
-    args: dict[str, Any] | str
-    observation: str
-
-
-@dataclass(frozen=True)
-class Episode:
-    """A worked few-shot example: question, tool steps, closing thought, answer."""
-
-    question: str
-    steps: tuple[ExampleStep, ...]
-    thought: str
-    answer: str
-
-    @property
-    def tools(self) -> frozenset[str]:
-        return frozenset(step.tool for step in self.steps)
 
 
 @dataclass(frozen=True)
@@ -159,6 +137,8 @@ class Template:
     examples: str = ""
     """Name (or path) of the example set the template asked for; ``none`` for zero-shot."""
     episodes: tuple[Episode, ...] = field(default=(), compare=False, repr=False)
+    libraries: Mapping[str, tuple[Episode, ...]] = field(default_factory=dict, compare=False, repr=False)
+    """Built-in episode sets by language, for questions not in the template's language."""
     source: str = field(default="", repr=False, compare=False)
     _compiled: Any = field(default=None, repr=False, compare=False)
 
@@ -177,11 +157,25 @@ class Template:
         body = format_observation(self.dialect, text.rstrip(), n)
         return f"\n{body}\n{self.turn_prefix(n + 1)}"
 
-    def shown_episodes(self, tool_names: frozenset[str], examples: ExamplesLike = None) -> tuple[tuple[Episode, ...], bool]:
-        """The few-shot episodes ``render`` shows for these tools, and whether they use other tools."""
-        if examples is None:
-            return select_episodes(self.episodes, tool_names)
-        return tuple(_coerce_episodes(examples, "<examples argument>")), False
+    def library(self, lang: str) -> tuple[Episode, ...]:
+        """The written episodes for questions in ``lang``: the template's own set when it
+        names one, else the built-in set of that language, else its own language's."""
+        if self.examples and self.examples != self.language:
+            return self.episodes
+        return self.libraries.get(lang) or self.episodes
+
+    def shown_episodes(self, tools: ToolsLike, question: str = "", examples: ExamplesLike = None) -> tuple[Episode, ...]:
+        """The few-shot episodes ``render`` shows for this question and these tools.
+
+        ``examples=None`` chooses from the library (see :func:`choose_episodes`): only
+        episodes whose tools are all offered, in the question's language, closest to the
+        question, plus call demos for offered tools no episode uses. A list shows exactly
+        those episodes, ``[]`` none.
+        """
+        if examples is not None:
+            return tuple(_coerce_episodes(examples, "<examples argument>"))
+        specs = describe_tools(tools)
+        return choose_episodes(self.library(question_language(question)), specs, question)
 
     def render(
         self,
@@ -193,21 +187,21 @@ class Template:
     ) -> str:
         """The prompt up to and including the label that opens the model's first turn.
 
-        ``examples=None`` shows the template's own episodes, keeping those whose
-        tools are all available (when that leaves no tool-using episode, all are
-        kept and the template sees ``examples_use_other_tools``); a list shows
-        exactly those episodes, ``[]`` none.
+        Episodes are chosen by :meth:`shown_episodes`. The template sees
+        ``question_language`` (``en``/``zh``) to word its instructions in the
+        question's language.
         """
         if not isinstance(question, str):
             raise TypeError(f"question must be str, not {type(question).__name__}")
         specs = describe_tools(tools)
-        shown, other_tools = self.shown_episodes(frozenset(spec.name for spec in specs), examples)
+        shown = self.shown_episodes(specs, question, examples)
         context = {
             "question": question.strip(),
+            "question_language": question_language(question),
             "tools": specs,
             "tool_names": tuple(spec.name for spec in specs),
             "examples": shown,
-            "examples_use_other_tools": other_tools,
+            "examples_use_other_tools": False,
             "dialect": self.dialect,
             "language": self.language,
             "template": self.name,
@@ -394,6 +388,22 @@ def _param_notes(tool: ToolSpec) -> str:
     return "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in tool.parameters if p.description)
 
 
+def format_episode(dialect: str, episode: Episode) -> str:
+    """An episode's turns in ``dialect``, after its question line: each thought, action and
+    observation, then the closing thought and final answer. A call demo stops after its call."""
+    lines: list[str] = []
+    for n, step in enumerate(episode.steps, 1):
+        lines.append(format_thought(dialect, step.thought, n))
+        lines.append(format_action(dialect, step.tool, step.args, n))
+        if step.observation or not episode.is_demo:
+            lines.append(format_observation(dialect, step.observation, n))
+    if not episode.is_demo:
+        n = len(episode.steps) + 1
+        lines.append(format_thought(dialect, episode.thought, n))
+        lines.append(format_final(dialect, episode.answer, n))
+    return "\n".join(lines)
+
+
 def _to_json(value: Any) -> str:
     """Plain JSON (Jinja's own ``tojson`` HTML-escapes, wrong for a text prompt)."""
     return json.dumps(value, ensure_ascii=False)
@@ -441,6 +451,7 @@ def _coerce_episode(entry: Any, where: str) -> Episode:
         steps=tuple(steps),
         thought=_require_str(entry, "thought", where),
         answer=_require_str(entry, "answer", where),
+        kind=str(entry.get("kind") or ""),
     )
 
 
@@ -450,20 +461,6 @@ def _coerce_episodes(entries: Any, where: str) -> list[Episode]:
     if not isinstance(entries, (list, tuple)):
         raise ValueError(f"{where}: expected a list of episodes (or an object with 'episodes')")
     return [_coerce_episode(entry, f"{where} episode {i}") for i, entry in enumerate(entries, 1)]
-
-
-def select_episodes(episodes: Sequence[Episode], tool_names: frozenset[str]) -> tuple[tuple[Episode, ...], bool]:
-    """The episodes worth showing with these tools, and whether they use other tools.
-
-    An example that calls a tool the model does not have invites a call to it,
-    so such episodes are dropped; but a format is learnt from examples more than
-    from instructions, so when nothing tool-using would remain (and there are
-    tools), all episodes are kept and the flag is set for the template to say so.
-    """
-    fitting = tuple(ep for ep in episodes if ep.tools <= tool_names)
-    if not tool_names or any(ep.steps for ep in fitting) or not any(ep.steps for ep in episodes):
-        return fitting, False
-    return tuple(episodes), True
 
 
 @functools.lru_cache(maxsize=64)
@@ -637,6 +634,12 @@ def _load_file(path: Path, folders: Sequence[Path]) -> Template:
                 line,
             )
         episodes = load_examples(found)
+    libraries = {}
+    if examples_name == language:
+        for lang in _LIBRARY_LANGUAGES:
+            other = _find_examples(lang, path, folders)
+            if other is not None:
+                libraries[lang] = load_examples(other)
     return Template(
         name=name,
         dialect=dialect,
@@ -646,6 +649,7 @@ def _load_file(path: Path, folders: Sequence[Path]) -> Template:
         description=_meta_str(meta, "description", "", path),
         examples=examples_name,
         episodes=episodes,
+        libraries=libraries,
         source=text,
         _compiled=_compile(text, path),
     )
@@ -757,6 +761,7 @@ def _environment() -> GuardedEnvironment:
             "format_final": format_final,
             "format_thought": format_thought,
             "format_observation": format_observation,
+            "format_episode": format_episode,
         },
     )
 

@@ -256,7 +256,8 @@ def test_format_errors_stop_after_the_cap(tools, template):
 
 
 def test_format_error_then_recovery(tools, template):
-    agent, backend = make_agent([" just chatting", final("fine")], tools, template)
+    agent, backend = make_agent([" just chatting", final("fine")], tools, template,
+                                limits=Limits(require_observation=False))
     result = agent.run("q")
     assert result.status == "answered" and result.answer == "fine"
     assert isinstance(result.steps[0].decision, Retry)
@@ -264,7 +265,8 @@ def test_format_error_then_recovery(tools, template):
 
 
 def test_unknown_tool_error_names_the_valid_tools(tools, template):
-    agent, backend = make_agent([act("calculate", {"x": 1}), final("ok")], tools, template)
+    agent, backend = make_agent([act("calculate", {"x": 1}), final("ok")], tools, template,
+                                limits=Limits(require_observation=False))
     result = agent.run("q")
     assert result.status == "answered"
     shown = result.steps[0].observation_text
@@ -413,7 +415,7 @@ def test_require_observation_refuses_first_unsupported_answer(tools, template):
     assert result.status == "answered" and result.answer == "12"
     assert isinstance(result.steps[0].decision, Retry)
     assert result.steps[0].decision.reason == "needs_observation"
-    assert "no tool has given you a result" in backend.prompts[1]
+    assert "You have not used a tool yet" in backend.prompts[1]
 
 
 def test_require_observation_accepts_answer_after_real_observation(tools, template):
@@ -455,7 +457,8 @@ def test_decide_is_pure_and_data_only():
     step = parse('Thought: x\nAction: lookup\nAction Input: {"query": "cat"}', {"lookup": {}})
     assert decide(state, step) == decide(state, step) == RunTool(step.actions[0])
     fin = parse("Thought: done\nFinal Answer: 7")
-    assert decide(state, fin) == Finish("7")
+    assert decide(state, fin) == Retry(decide(state, fin).observation, "needs_observation")  # once, no tool ran yet
+    assert decide(replace_state(state, observation_nudged=True), fin) == Finish("7")
     prose = parse("Thought: hmm, no idea", {"lookup": {}})
     assert isinstance(decide(state, prose), Retry)
     at_cap = replace_state(state, format_errors=Limits().max_format_errors - 1)

@@ -125,7 +125,8 @@ def test_few_shot_examples_for_the_clients_tools_replace_the_templates_own() -> 
     tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
     custom, default = backend.prompts
     assert "Question: Is it cold in Oslo?" in custom and "calculator" not in custom
-    assert "Oslo" not in default and "calculator" in default
+    assert "Oslo" not in default and "calculator" not in default  # never a tool the client did not offer
+    assert '{"city": "Lisbon"}' in default  # a call demo written from the client's own schema
 
 
 def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
@@ -432,3 +433,14 @@ def test_real_smollm2_turn_has_openai_structure(smol_backend) -> None:
         assert call["function"]["name"] in ("get_weather", "convert_currency")
         if call["function"]["name"] == "get_weather":
             assert isinstance(args["city"], str)
+
+
+def test_a_final_answer_gets_the_loops_checks_but_declining_a_call_stays_allowed() -> None:
+    backend = ScriptedBackend([" I can work it out.\nFinal Answer: 1,375 * 22 * 45",
+                               " Computed.\nFinal Answer: 1361250"])
+    out = tool_calls(_user("What is 1,375 * 22 * 45?"), TOOLS, backend=backend)
+    assert out["message"]["content"] == "1361250"
+    assert out["format_errors"] == ["guard:expression"]
+    assert "expression, not its value" in backend.prompts[1]
+    plain = tool_calls(_user("Who wrote Emma?"), TOOLS, backend=ScriptedBackend([" I know it.\nFinal Answer: Jane Austen"]))
+    assert plain["message"]["content"] == "Jane Austen" and plain["format_errors"] == []

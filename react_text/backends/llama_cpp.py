@@ -157,6 +157,47 @@ def flash_attn_supported(llama_cpp: Any) -> bool:
         return False
 
 
+_loading = threading.Lock()
+
+
+def _amx_advertised() -> bool:
+    """Whether the CPU claims AMX tiles (read from /proc/cpuinfo; False where there is none)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("flags") and " amx_tile" in line for line in fh)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _plain_buffers(llama_cpp: Any) -> Iterator[None]:
+    """Load without llama.cpp's "extra" weight buffers (AMX, repacking) on CPUs that advertise AMX.
+
+    Virtual machines may report AMX in cpuid without enabling its tile state;
+    llama.cpp then picks its AMX buffer and the first ``ldtilecfg`` kills the
+    process (a general protection fault, seen on this project's CI VMs).
+    ``Llama()`` offers no switch, so its default model parameters are
+    patched for the duration of the load, under a lock.
+    """
+    if not _amx_advertised():
+        yield
+        return
+    module = llama_cpp.llama_cpp
+    default = module.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = default()
+        params.use_extra_bufts = False
+        return params
+
+    with _loading:
+        module.llama_model_default_params = without_extra_buffers
+        try:
+            yield
+        finally:
+            module.llama_model_default_params = default
+
+
 def _default_threads() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -258,7 +299,7 @@ class LlamaCppBackend:
         size = self.model_path.stat().st_size
         quiet = contextlib.nullcontext(lambda: "") if self.verbose else _captured_stderr_fd()
         try:
-            with quiet:  # llama.cpp chatters on stderr while loading, even with verbose=False
+            with quiet, _plain_buffers(llama_cpp):  # llama.cpp chatters on stderr while loading
                 return _CountingLlama(
                     model_path=str(self.model_path),
                     n_ctx=n_ctx,

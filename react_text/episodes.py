@@ -1,0 +1,338 @@
+"""Few-shot episodes: what they are, which ones a question gets, and demos for tools we never saw.
+
+Why this module exists: a small model copies its examples. Shown episodes that use
+tools it was not offered make it call those tools; shown values (a year, a sum)
+come back as its answers. So a prompt shows only episodes whose tools are all on
+offer, in the question's language, the ones closest to the question, and for
+offered tools that no written episode uses, a *call demo* synthesised from the
+tool's own schema: a request, a thought and the call — no observation and no
+answer, so there is no value to copy.
+
+Pure functions over data; no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = [
+    "Episode",
+    "ExampleStep",
+    "choose_episodes",
+    "demo_episode",
+    "question_language",
+    "sample_arguments",
+]
+
+MAX_EPISODES = 4
+"""Written episodes shown at most; more cost tokens and add values to copy."""
+MAX_DEMOS = 2
+"""Synthesised call demos shown at most, for the offered tools closest to the question."""
+
+
+@dataclass(frozen=True)
+class ExampleStep:
+    """One tool use inside a few-shot episode."""
+
+    thought: str
+    tool: str
+    args: dict[str, Any] | str
+    observation: str
+    """Empty in a call demo: the template then shows no observation."""
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A worked few-shot example: question, tool steps, closing thought, answer.
+
+    ``kind`` says what the episode teaches (``lookup``, ``multihop``, ``refusal``,
+    ``in_question``, ``recovery``, ``arithmetic``, ``time``, ``demo``…); selection shows
+    at most one of each kind. An empty ``answer`` marks a call demo: it ends after
+    the call.
+    """
+
+    question: str
+    steps: tuple[ExampleStep, ...]
+    thought: str
+    answer: str
+    kind: str = ""
+
+    @property
+    def tools(self) -> frozenset[str]:
+        return frozenset(step.tool for step in self.steps)
+
+    @property
+    def is_demo(self) -> bool:
+        return not self.answer
+
+
+# --- language and similarity -------------------------------------------------------
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[A-Za-z]{3,}|\d+")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_STOPWORDS = frozenset(
+    "the and for with what which who whom how many much was were are has have had that this from into "
+    "does did its their there than then they them will would can could should about when where why "
+    "answer question tool tools use using".split()
+)
+
+
+def question_language(text: str) -> str:
+    """``zh`` when the question is mostly Chinese, else ``en`` (the languages shipped)."""
+    cjk = len(_CJK.findall(text))
+    latin = len(_LATIN_WORD.findall(text))
+    return "zh" if cjk and cjk >= latin else "en"
+
+
+_ZH_STOP_PAIRS = frozenset("多少 是多 什么 是什 哪个 哪里 哪一 一个 的是 是谁 有多 这个 那个 我们 你们 请问".split())
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Lower-cased words (crudely stemmed) plus Chinese character pairs."""
+    words = {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower() not in _STOPWORDS}
+    han = "".join(_CJK.findall(text))
+    pairs = {han[i : i + 2] for i in range(len(han) - 1)} - _ZH_STOP_PAIRS
+    return frozenset(words | pairs)
+
+
+def _overlap(question: frozenset[str], text: str) -> float:
+    other = _terms(text)
+    if not question or not other:
+        return 0.0
+    return len(question & other) / (len(other) ** 0.5)
+
+
+def _episode_text(episode: Episode) -> str:
+    parts = [episode.question, episode.thought]
+    for step in episode.steps:
+        parts += [step.thought, step.tool, json.dumps(step.args, ensure_ascii=False)]
+    return " ".join(parts)
+
+
+def _tool_text(spec: Any) -> str:
+    names = " ".join(p.name for p in getattr(spec, "parameters", ()))
+    name = re.sub(r"[_\-]+|(?<=[a-z])(?=[A-Z])", " ", spec.name)
+    return f"{name} {spec.description} {names}"
+
+
+# --- choosing written episodes -----------------------------------------------------------
+
+_ARITHMETIC = re.compile(
+    r"\d\s*[-+*/×÷^%]\s*\d|\b(?:sum|product|times|percent|per cent|average|total|divided|multiplied|plus|minus)\b"
+    r"|[加减乘除]|倍|百分之|平均|总共|一共",
+    re.IGNORECASE,
+)
+_TIME = re.compile(r"\b(?:today|now|current (?:date|time)|weekday|this year)\b|今天|现在|星期几|今年", re.IGNORECASE)
+_QUOTED = re.compile(r"[\"“「『].{3,}[\"”」』]|'[^']{6,}'")
+
+
+def _kind_hints(question: str) -> frozenset[str]:
+    """Kinds of episode the question's shape asks for: numbers to combine, the clock, a quoted text."""
+    kinds = set()
+    if _ARITHMETIC.search(question):
+        kinds.add("arithmetic")
+    if _TIME.search(question):
+        kinds.add("time")
+    if _QUOTED.search(question):
+        kinds.add("in_question")
+    return frozenset(kinds)
+
+
+
+def choose_episodes(
+    library: Sequence[Episode],
+    tools: Sequence[Any],
+    question: str,
+    *,
+    max_episodes: int = MAX_EPISODES,
+    max_demos: int = MAX_DEMOS,
+) -> tuple[Episode, ...]:
+    """The episodes to show for ``question`` with these tools (``ToolSpec``-like objects).
+
+    Written episodes whose tools are all offered, at most one per kind, the
+    closest to the question first; a refusal episode whenever one fits, since
+    nothing else teaches the model that "the documents do not say" is an answer.
+    Offered tools that no written episode uses (tools the library was not written
+    for) get call demos, the closest to the question first. Shown in library order, demos last (nearest the question).
+    """
+    names = frozenset(t.name for t in tools)
+    wanted = _terms(question)
+    hinted = _kind_hints(question)
+    fitting = [ep for ep in library if ep.tools <= names and not ep.is_demo]
+    scored = sorted(fitting, key=lambda ep: -(_overlap(wanted, _episode_text(ep)) + (1.0 if ep.kind in hinted else 0.0)))
+    chosen: list[Episode] = []
+    kinds: set[str] = set()
+
+    def take(ep: Episode) -> None:
+        if ep not in chosen and len(chosen) < max_episodes and (not ep.kind or ep.kind not in kinds):
+            chosen.append(ep)
+            kinds.add(ep.kind)
+
+    tool_users = [ep for ep in scored if ep.steps]
+    if tool_users:
+        take(tool_users[0])
+    for ep in scored:
+        if ep.kind == "refusal":
+            take(ep)
+            break
+    for ep in scored:
+        take(ep)
+    ordered = [ep for ep in library if ep in chosen]
+    covered = frozenset(t for ep in fitting for t in ep.tools)
+    foreign = [t for t in tools if t.name not in covered]
+    foreign.sort(key=lambda t: -_overlap(wanted, _tool_text(t)))
+    lang = question_language(question)
+    demos = [demo_episode(t, lang, i) for i, t in enumerate(foreign[:max_demos])]
+    return tuple(ordered + demos)
+
+
+# --- call demos for tools no episode was written for ------------------------------------
+
+# Example values by what a parameter is called: concrete (a model copies a placeholder as
+# readily as a value) and plainly not the answer to anyone's question.
+_NAMED_SAMPLES: tuple[tuple[str, str, str], ...] = (
+    ("email", "ada@example.org", "ada@example.org"),
+    ("url", "https://example.org/notes", "https://example.org/notes"),
+    ("timezone", "Europe/Lisbon", "Asia/Shanghai"),
+    ("city", "Lisbon", "杭州"),
+    ("location", "Lisbon", "杭州"),
+    ("country", "Portugal", "中国"),
+    ("address", "12 Harbour Street", "西湖路 12 号"),
+    ("currency", "EUR", "CNY"),
+    ("language", "French", "法语"),
+    ("lang", "fr", "fr"),
+    ("date", "2031-05-17", "2031-05-17"),
+    ("time", "14:30", "14:30"),
+    ("phone", "+351 210 000 000", "+86 571 0000 0000"),
+    ("symbol", "ACME", "ACME"),
+    ("ticker", "ACME", "ACME"),
+    ("first_name", "Ada", "Ada"),
+    ("last_name", "Lovelace", "Lovelace"),
+    ("name", "Ada Lovelace", "李华"),
+    ("title", "Quarterly notes", "季度笔记"),
+    ("path", "notes/plan.txt", "notes/plan.txt"),
+    ("file", "notes/plan.txt", "notes/plan.txt"),
+    ("query", "tide tables", "潮汐表"),
+    ("keyword", "tide tables", "潮汐表"),
+    ("search", "tide tables", "潮汐表"),
+    ("topic", "tide tables", "潮汐表"),
+    ("text", "see you at noon", "中午见"),
+    ("message", "see you at noon", "中午见"),
+    ("content", "see you at noon", "中午见"),
+    ("color", "teal", "青色"),
+    ("unit", "kg", "kg"),
+    ("id", "A-1042", "A-1042"),
+    ("code", "A-1042", "A-1042"),
+    ("expression", "(17 + 5) * 3", "(17 + 5) * 3"),
+)
+_INTS = (7, 3, 12, 5, 9)
+_EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example|such as|like)\s*:?\s*([^,;()]{1,40})", re.IGNORECASE)
+
+
+def _first(value: Any) -> Any:
+    return value[0] if isinstance(value, (list, tuple)) and value else value
+
+
+def _sample(name: str, prop: Mapping[str, Any], lang: str, salt: int, depth: int = 0) -> Any:
+    """One concrete value for a parameter: the schema's own example, default or
+    first enum value when it has one, else a value by its name and type."""
+    if "examples" in prop and _first(prop["examples"]) is not None:
+        return _first(prop["examples"])
+    if "example" in prop:
+        return prop["example"]
+    if "default" in prop and prop["default"] is not None:
+        return prop["default"]
+    if isinstance(prop.get("enum"), (list, tuple)) and prop["enum"]:
+        return prop["enum"][salt % len(prop["enum"])]
+    hinted = _EXAMPLE_IN_TEXT.search(str(prop.get("description") or ""))
+    if hinted and prop.get("type") in (None, "string"):
+        return hinted.group(1).strip(" .,;\"'")
+    kind = prop.get("type")
+    if isinstance(kind, (list, tuple)):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "integer":
+        return _INTS[salt % len(_INTS)]
+    if kind == "number":
+        return 2.5
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        items = prop.get("items") if isinstance(prop.get("items"), Mapping) else {}
+        singular = name[:-1] if name.endswith("s") else name
+        return [_sample(singular, items, lang, salt, depth + 1)] if depth < 3 else []
+    if kind == "object":
+        return sample_arguments(prop, lang, salt, depth + 1) if depth < 3 else {}
+    key = name.lower()
+    for part, en, zh in _NAMED_SAMPLES:
+        if part in key:
+            return zh if lang == "zh" else en
+    return f"sample {name.replace('_', ' ')}" if lang != "zh" else f"示例{name}"
+
+
+def sample_arguments(schema: Mapping[str, Any] | None, lang: str = "en", salt: int = 0, depth: int = 0) -> dict[str, Any]:
+    """Arguments for a call demo: every required parameter (or the first one, when none
+    is required), nested objects and arrays filled the same way."""
+    if not isinstance(schema, Mapping):
+        return {}
+    props = schema.get("properties")
+    if not isinstance(props, Mapping) or not props:
+        return {}
+    required = [p for p in schema.get("required") or () if p in props] or list(props)[:1]
+    return {
+        str(p): _sample(str(p), props[p] if isinstance(props[p], Mapping) else {}, lang, salt + i, depth)
+        for i, p in enumerate(required)
+    }
+
+
+def _purpose(spec: Any, lang: str) -> str:
+    text = (spec.description or "").strip().split("\n")[0]
+    text = re.split(r"(?<=[.!?。！？])\s", text)[0].rstrip(".。 ")
+    if not text:
+        return spec.name.replace("_", " ")
+    return text[0].lower() + text[1:] if lang != "zh" and not text[:2].isupper() else text
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+_EN_THOUGHTS = (
+    "This asks for {purpose}; {tool} does that, with the values from the request.",
+    "{tool} is the tool for {purpose}. I pass it what the request gives.",
+)
+_ZH_THOUGHTS = (
+    "这要用 {tool}（{purpose}），参数取自请求。",
+    "{tool} 正好做这件事（{purpose}），我把请求里的值传给它。",
+)
+
+
+def demo_episode(spec: Any, lang: str = "en", salt: int = 0) -> Episode:
+    """A call demo for one tool, written from its schema: a request that names
+    concrete values, a thought that ties the request to the tool, and the call."""
+    args = sample_arguments(getattr(spec, "schema", None), lang, salt)
+    purpose = _purpose(spec, lang)
+    values = [f"{k.replace('_', ' ')} = {_value_text(v)}" for k, v in args.items()]
+    if lang == "zh":
+        question = purpose + (f"（{'，'.join(values)}）" if values else "") + "？"
+        thought = _ZH_THOUGHTS[salt % len(_ZH_THOUGHTS)].format(purpose=purpose, tool=spec.name)
+    else:
+        question = purpose[0].upper() + purpose[1:] + (f", for {', '.join(values)}" if values else "") + "?"
+        thought = _EN_THOUGHTS[salt % len(_EN_THOUGHTS)].format(purpose=purpose, tool=spec.name)
+    step = ExampleStep(thought=thought, tool=spec.name, args=args, observation="")
+    return Episode(question=question, steps=(step,), thought="", answer="", kind="demo")
+
+
+def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
+    """Every number written in the episodes' observations and answers, as digits only
+    (``1,240`` → ``1240``): what a run's answer must not hold unless it saw it itself."""
+    found: set[str] = set()
+    for ep in episodes:
+        texts = [ep.answer] + [s.observation for s in ep.steps]
+        for text in texts:
+            for raw in re.findall(r"\d[\d,]*(?:\.\d+)?", text):
+                found.add(raw.replace(",", "").rstrip("."))
+    return frozenset(found)

@@ -1,0 +1,176 @@
+"""Checks on a final answer before it is accepted, shared by the loop and the shim.
+
+Why: a small model "answers" with whatever text is nearest — a tool's error
+message, an expression it never evaluated, a value copied from the few-shot
+examples, or a guess made before any tool ran. Each check here gives the model
+one correction (never two for the same reason), worded in the prompt's
+language, and then lets the answer through: a guard that can loop forever is
+worse than a wrong answer.
+
+Pure functions over plain data.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+__all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "say"]
+
+
+@dataclass(frozen=True)
+class Nudge:
+    """One correction: ``code`` names the check (each fires once per run), ``message`` is the observation."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class AnswerContext:
+    """What the checks need to know about the run so far."""
+
+    question: str = ""
+    tool_names: tuple[str, ...] = ()
+    observations: tuple[str, ...] = ()
+    """Every tool result the model was shown, failures included, oldest first."""
+    real_observations: int = 0
+    """How many of them were successful results."""
+    example_values: frozenset[str] = frozenset()
+    """Numbers written in the shown episodes' observations and answers (digits only)."""
+    nudged: frozenset[str] = frozenset()
+    """Codes of the checks that already fired."""
+    require_observation: bool = True
+    lang: str = "en"
+    checks: frozenset[str] = field(default=frozenset({"tool_error", "expression", "example_value", "no_observation"}))
+    """Which checks run; drop a code to switch one off."""
+
+
+def say(lang: str, en: str, zh: str) -> str:
+    """The message in the prompt's language."""
+    return zh if lang.lower().startswith("zh") else en
+
+
+_FAILURE = re.compile(
+    r"^\s*(?:error\b|tool error|tool \S+ failed|no results? for|no results\b|timed out|timeout\b|traceback|exception\b|"
+    r"invalid (?:argument|input)|bad arguments?|there is no tool|错误|出错|没有结果|未找到结果)",
+    re.IGNORECASE,
+)
+_NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
+
+
+def is_failure_text(text: str) -> bool:
+    """Whether ``text`` reads as a tool failure or an empty search, not as a fact."""
+    return bool(_FAILURE.match(text))
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().strip("\"'“”「」").lower()
+
+
+def _copies_failure(answer: str, observations: tuple[str, ...]) -> str | None:
+    """The failure text the answer repeats (or is), if any."""
+    a = _norm(answer)
+    if not a:
+        return None
+    for obs in reversed(observations):
+        if is_failure_text(obs):
+            o = _norm(obs)
+            if len(a) >= 12 and (a in o or o in a):
+                return obs
+    return answer if is_failure_text(answer) else None
+
+
+# Numbers joined by operators, with no "= result" after them: "1,375 * 22 * 45", "(3 + 4) / 2".
+_NUM = r"\(?\s*-?\d[\d,]*(?:\.\d+)?\s*\)?"
+_OP = r"(?:\s*[*/×÷^+]\s*|\s+-\s+)"
+_EXPRESSION = re.compile(rf"{_NUM}(?:{_OP}{_NUM})+")
+_RESULT = re.compile(r"[=＝]\s*-?\d|等于|is\s+-?\d", re.IGNORECASE)
+
+
+def _unevaluated(answer: str) -> bool:
+    found = _EXPRESSION.search(answer)
+    return found is not None and not _RESULT.search(answer[found.end():])
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _digits(text: str) -> set[str]:
+    return {raw.replace(",", "").rstrip(".") for raw in _NUMBER.findall(text)}
+
+
+def copied_example_value(answer: str, example_values: frozenset[str], own_texts: Iterable[str]) -> str | None:
+    """A number in ``answer`` that the shown episodes hold and that appears in none of
+    ``own_texts`` (the question, the run's observations): a value copied from the examples."""
+    if not example_values:
+        return None
+    own: set[str] = set()
+    for text in own_texts:
+        own |= _digits(text)
+    for value in sorted(_digits(answer)):
+        if value in example_values and value not in own and len(value.replace(".", "")) >= 2:
+            return value
+    return None
+
+
+def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
+    """The one correction this answer still deserves, or None to accept it.
+
+    ``refusal`` says the answer declines (judged by the caller); a refusal is
+    never asked to use a tool first.
+    """
+    lang = ctx.lang
+
+    def fresh(code: str) -> bool:
+        return code in ctx.checks and code not in ctx.nudged
+
+    if fresh("tool_error"):
+        failure = _copies_failure(answer, ctx.observations)
+        if failure is not None:
+            if _NO_RESULTS.match(failure):
+                return Nudge("tool_error", say(
+                    lang,
+                    "That is the search saying it found nothing, not an answer. Try other keywords, "
+                    "or give a Final Answer saying you could not find it.",
+                    "这是搜索没有找到结果的提示，不是答案。换个关键词再搜，或者在最终答案里说明你没有找到。",
+                ))
+            return Nudge("tool_error", say(
+                lang,
+                "That is a tool's error message, not an answer. Fix the call and try again, or use another tool.",
+                "这是工具的出错信息，不是答案。改正调用后再试，或者换一个工具。",
+            ))
+    if fresh("expression") and _unevaluated(answer):
+        return Nudge("expression", say(
+            lang,
+            "Your answer is an expression, not its value. Work it out"
+            + (" with the calculator" if "calculator" in ctx.tool_names else "")
+            + ", then give the Final Answer as a number.",
+            "你的答案还是一个算式，不是结果。"
+            + ("先用 calculator 算出来，" if "calculator" in ctx.tool_names else "先算出结果，")
+            + "再给出最终答案。",
+        ))
+    if fresh("example_value"):
+        value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
+        if value is not None:
+            return Nudge("example_value", say(
+                lang,
+                f"{value} comes from the examples, not from this question or your observations. "
+                "Answer from this question's own facts.",
+                f"{value} 来自示例，不是这个问题或你的观察结果里的数。请根据本题自己的事实作答。",
+            ))
+    if (
+        fresh("no_observation")
+        and ctx.require_observation
+        and ctx.tool_names
+        and not ctx.observations
+        and not refusal
+    ):
+        return Nudge("no_observation", say(
+            lang,
+            "You have not used a tool yet. If the question itself holds the answer, give the same "
+            "Final Answer again; otherwise use a tool first.",
+            "你还没有使用任何工具。如果问题本身就包含答案，就再写一次同样的最终答案；否则先使用工具。",
+        ))
+    return None

@@ -1,0 +1,84 @@
+"""Answer guards: each catches one kind of non-answer once, in the prompt's language."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from react_text.answers import is_refusal
+from react_text.guards import AnswerContext, check_answer, copied_example_value, is_failure_text
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+TOOLS = ("calculator", "search")
+SEEN = ("[1] town.txt: Varnholt had 48,213 people in 2023.",)
+
+
+def ctx(**kw) -> AnswerContext:
+    base = dict(question="How many people live in Varnholt?", tool_names=TOOLS, observations=SEEN, real_observations=1)
+    base.update(kw)
+    return AnswerContext(**base)
+
+
+@pytest.mark.parametrize("answer", [
+    'No results for "Varnholt 1850" in 12 files. Try other keywords.',
+    "Error: the calculator cannot read 'of'.",
+    "Tool search failed: TimeoutError: took too long",
+])
+def test_a_tool_failure_is_not_an_answer(answer: str) -> None:
+    nudge = check_answer(answer, ctx(observations=SEEN + (answer,)))
+    assert nudge is not None and nudge.code == "tool_error"
+    assert not is_refusal(answer)  # and a judge does not count it as declining either
+
+
+def test_after_no_results_the_model_may_say_it_cannot_find_it() -> None:
+    failure = 'No results for "mayor phone" in 12 files. Try other keywords.'
+    nudge = check_answer(failure, ctx(observations=(failure,)))
+    assert "could not find it" in nudge.message
+    assert check_answer("I could not find the phone number in the documents.", ctx(observations=(failure,))) is None
+
+
+@pytest.mark.parametrize("answer, caught", [
+    ("1,375 * 22 * 45", True),
+    ("The total is (3 + 4) / 2", True),
+    ("2024 - 1873 = 151", False),
+    ("151", False),
+    ("2023-05-01", False),  # a date, not a subtraction
+    ("It opened in 1994 and closed in 2001.", False),
+])
+def test_an_unevaluated_expression_gets_one_nudge(answer: str, caught: bool) -> None:
+    nudge = check_answer(answer, ctx())
+    assert (nudge is not None and nudge.code == "expression") == caught
+    if caught:
+        assert "calculator" in nudge.message
+        assert check_answer(answer, ctx(nudged=frozenset({"expression"}))) is None  # never twice
+
+
+def test_a_value_from_the_examples_is_caught_unless_the_run_saw_it() -> None:
+    examples = frozenset({"855", "1240", "385"})
+    assert check_answer("855", ctx(example_values=examples)).code == "example_value"
+    assert check_answer("48213", ctx(example_values=examples)) is None
+    seen = SEEN + ("[1] halls.txt: The hall has 855 seats.",)
+    assert check_answer("855", ctx(example_values=examples, observations=seen)) is None
+    assert copied_example_value("about 1,240 seats", examples, ["q"]) == "1240"
+    assert copied_example_value("7", frozenset({"7"}), ["q"]) is None  # one digit is too common to judge
+
+
+def test_an_answer_before_any_tool_gets_one_nudge_but_a_refusal_does_not() -> None:
+    fresh = ctx(observations=(), real_observations=0)
+    assert check_answer("48213", fresh).code == "no_observation"
+    assert check_answer("I cannot know that.", fresh, refusal=True) is None
+    assert check_answer("48213", ctx(observations=(), require_observation=False)) is None
+    assert check_answer("48213", ctx(observations=(), tool_names=())) is None
+
+
+def test_corrections_speak_chinese_under_a_chinese_prompt() -> None:
+    for answer, kw in [("1,375 * 22", {}), ("48213", {"observations": ()}),
+                       ("错误：无法计算", {"observations": ("错误：无法计算",)})]:
+        nudge = check_answer(answer, ctx(lang="zh", **kw))
+        assert nudge is not None and CJK.search(nudge.message), (answer, nudge)
+
+
+def test_failure_text_is_recognised_at_the_start_only() -> None:
+    assert is_failure_text("Error: bad input") and is_failure_text("  no results for x")
+    assert not is_failure_text("The error rate was 3%.")
