@@ -218,7 +218,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         backend = _run_backend(args)
         trace = args.trace or default_trace_path()
         agent = Agent(backend, tools, template, limits=limits, trace=trace,
-                      on_event=None if args.json else Console(sys.stdout, raw=args.raw),
+                      on_event=None if args.json else Console(sys.stdout, raw=args.raw,
+                                                              lang=getattr(template, "language", None)),
                       constrain=args.constrain, prose=args.prose)
     except (BackendError, TemplateError, ToolDefinitionError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
