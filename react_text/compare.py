@@ -61,6 +61,16 @@ class CompareSpec:
     tool_retrieval: bool = False
     """Show each task only its best-matching tools plus ``list_tools`` (``Agent(tool_retrieval=True)``)."""
     max_shown_tools: int = 8
+    functions: tuple[str, ...] = ()
+    """Python files whose tools (see ``react_text.functions``) every task is offered besides its own."""
+    corpus: str | None = None
+    """A folder the search tool reads instead of the suite's own corpus."""
+    template_dirs: tuple[str, ...] = ()
+    """Folders searched for templates before ``$REACT_TEXT_PROMPTS`` and the built-ins."""
+
+
+class PromptError(RuntimeError):
+    """The prompt of a task could not be built: recorded as a crashed task, and the compare goes on."""
 
 
 def _safe(name: str) -> str:
@@ -182,7 +192,7 @@ def record_from_run(task, result, *, model: str, template: str, constrain: bool,
         "answer": result.answer,
         "status": result.status,
         "correct": result.status == "answered" and match_answer(task, answer),
-        "steps": sum(1 for s in result.steps if s.step is not None and s.step.actions),
+        "steps": result.totals.steps,  # model turns, as the trace's run_end and `replay` count them
         "turns": turns,
         "format_errors": format_errors,
         "actions": actions,
@@ -224,26 +234,37 @@ class _Prepared:
     templates: dict
     model_paths: dict
     corpus: Path | None
+    functions: tuple = ()
 
 
 def prepare(spec: CompareSpec) -> _Prepared:
     """Resolve every name up front: a missing model or template stops before any work."""
-    from .suites import BUILTIN_TOOLS, load_suite
     from .templates import TemplateError, load_template
-    from .toolbox import TOOLBOX
 
     problems = []
-    try:
-        suite = load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite,
-                           known_tools=BUILTIN_TOOLS | {TOOLBOX})
-    except Exception as exc:  # SuiteError and file errors alike: report, run nothing
-        raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
+    suite = _load_suite(spec)
     templates = {}
     for name in spec.templates:
         try:
-            templates[name] = load_template(name)
+            templates[name] = load_template(name, spec.template_dirs)
         except TemplateError as exc:
             problems.append(f"template {name!r}: {exc}")
+    functions: tuple = ()
+    if spec.functions:
+        from .functions import FunctionsError, load_functions
+
+        loaded = []
+        for file in spec.functions:
+            try:
+                loaded += load_functions(file)
+            except FunctionsError as exc:
+                problems.append(str(exc))
+        functions = tuple(loaded)
+    corpus = suite.corpus_dir
+    if spec.corpus:
+        corpus = Path(spec.corpus).expanduser()
+        if not corpus.is_dir():
+            problems.append(f"--corpus {spec.corpus}: no such folder")
     model_paths: dict[str, Path | None] = {}
     if spec.backend == "llama":
         from .models import resolve_model
@@ -265,9 +286,29 @@ def prepare(spec: CompareSpec) -> _Prepared:
         model_paths = {name: None for name in spec.models}
     if problems:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
+    tasks = _sample(suite, spec)
+    return _Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
+
+
+def _load_suite(spec: CompareSpec):
+    from .suites import BUILTIN_TOOLS, load_suite
+    from .toolbox import TOOLBOX
+
+    try:
+        return load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite,
+                          known_tools=BUILTIN_TOOLS | {TOOLBOX})
+    except Exception as exc:  # SuiteError and file errors alike: report, run nothing
+        raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
+
+
+def _sample(suite, spec: CompareSpec) -> tuple:
     tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
-    tasks = tasks[: spec.limit] if spec.limit else tasks
-    return _Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=suite.corpus_dir)
+    return tasks[: spec.limit] if spec.limit else tasks
+
+
+def planned_task_ids(spec: CompareSpec) -> list[str]:
+    """The ids of the tasks ``spec`` runs, without resolving models or templates (for ``--report-only``)."""
+    return [t.id for t in _sample(_load_suite(spec), spec)]
 
 
 def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
@@ -284,20 +325,22 @@ def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
     return tuple(kept)
 
 
-def _task_tools(task, corpus: Path | None):
-    """The tools a task lists; ``toolbox`` stands for every tool of ``react_text.toolbox``."""
+def _task_tools(task, corpus: Path | None, functions: Sequence = ()):
+    """The tools a task lists (``toolbox`` stands for every tool of ``react_text.toolbox``), then the
+    user's ``--functions`` (a same-named one replaces a built-in)."""
     from .builtin_tools import default_tools
     from .toolbox import TOOLBOX, toolbox_tools
 
     from .suite_tools import SUITE_TOOLS
 
     available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus)}}
+    own = {t.name for t in functions}
     tools = {}
     for name in task.tools:
         for t in toolbox_tools() if name == TOOLBOX else [available.get(name)]:
-            if t is not None:
+            if t is not None and t.name not in own:
                 tools.setdefault(t.name, t)
-    return list(tools.values())
+    return list(tools.values()) + list(functions)
 
 
 def run_compare(
@@ -363,7 +406,7 @@ def run_compare(
             backend = WatchedBackend(factory(model, worker))
             agent = Agent(
                 backend,
-                _task_tools(task, prepared.corpus),
+                _task_tools(task, prepared.corpus, prepared.functions),
                 prepared.templates[template_name],
                 limits=limits,
                 trace=trace,
@@ -377,6 +420,8 @@ def run_compare(
                 raise KeyboardInterrupt
             if result.status == "backend_error" and backend.server_failure is not None and len(servers) > 1:
                 return None
+            if result.status == "template_error":
+                raise PromptError(result.reason)
             record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                      trace=trace, wall_seconds=time.monotonic() - started)
             record["example_value"] = _example_value(agent, task, result)
@@ -474,6 +519,7 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     summaries = metrics.summarize(records)
     disagreements = metrics.disagreements(records)
     effects = metrics.grammar_effects(summaries, records)
+    verdicts = metrics.verdicts(summaries, records)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "markdown": out_dir / "report.md",
@@ -484,12 +530,14 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     paths["chart"].write_text(report.svg_chart(summaries), encoding="utf-8")
     paths["markdown"].write_text(
         report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg",
-                        effects=effects),
+                        effects=effects, verdicts=verdicts),
         encoding="utf-8",
     )
-    paths["json"].write_text(report.summary_json(summaries, disagreements, effects), encoding="utf-8")
+    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts), encoding="utf-8")
     paths["html"].write_text(
-        report.html_page(summaries, disagreements, title=title, command=command, effects=effects), encoding="utf-8"
+        report.html_page(summaries, disagreements, title=title, command=command, effects=effects,
+                         verdicts=verdicts),
+        encoding="utf-8",
     )
     return paths
 

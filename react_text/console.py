@@ -75,6 +75,36 @@ def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+LABELS = {
+    "en": {"template": "template", "tools": "tools", "none": "none", "question": "Question:",
+           "thought": "Thought", "action": "Action", "observation": "Observation", "format_error": "Format error",
+           "more_actions": "({k} more action(s) in this turn not run: only the first runs)",
+           "final": "Final Answer:", "nudge": "Nudge:", "answer": "Answer:", "no_answer": "No answer",
+           "proposed": "[proposed one turn; no tool was run]",
+           "totals": "[{status}: {steps} steps, {evaluated} prompt tokens evaluated, {generated} generated{timing}]",
+           "seconds": ", {wall:.1f} s"},
+    "zh": {"template": "模板", "tools": "工具", "none": "无", "question": "问题：",
+           "thought": "思考", "action": "行动", "observation": "观察", "format_error": "格式错误",
+           "more_actions": "（本轮另有 {k} 个行动未执行：只执行第一个）",
+           "final": "最终答案：", "nudge": "提示：", "answer": "答案：", "no_answer": "没有答案",
+           "proposed": "[只提出了一轮；没有运行工具]",
+           "totals": "[{status}：{steps} 步，评估提示词元 {evaluated} 个，生成 {generated} 个{timing}]",
+           "seconds": "，{wall:.1f} 秒"},
+}
+"""Console labels per language; a run's language comes from its template (``zh`` → Chinese)."""
+
+
+def run_language(event: dict[str, Any]) -> str:
+    """The language of a run from its ``run_start`` event: the template's language, else its dialect."""
+    template = event.get("template") or {}
+    lang = template.get("language") or ("zh" if template.get("dialect") == "zh" else "en")
+    return lang if lang in LABELS else "en"
+
+
+def _numbered(label: str, n: Any, lang: str) -> str:
+    return f"{label} {n}：" if lang == "zh" else f"{label} {n}:"
+
+
 def _clip(text: str, limit: int) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + f" …[{len(text) - limit} more chars]"
@@ -88,11 +118,16 @@ class Console:
     """
 
     def __init__(self, stream: IO[str] | None = None, *, colour: bool | None = None,
-                 raw: bool = False, max_chars: int = 600, live: bool | None = None) -> None:
+                 raw: bool = False, max_chars: int = 600, live: bool | None = None,
+                 lang: str | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout
         self.colour = use_colour(self.stream) if colour is None else colour
         self.raw = raw
         self.max_chars = max_chars
+        self.lang = lang
+        """Label language; None takes it from each run's ``run_start`` (its template)."""
+        self._labels = LABELS["en"] if lang is None else LABELS.get(lang, LABELS["en"])
+        self._final_shown: str | None = None
         self._actions = 0
         isatty = getattr(self.stream, "isatty", None)
         self.live = (bool(isatty and isatty()) if live is None else live) and not raw
@@ -171,10 +206,14 @@ class Console:
         self._shown = ""
 
     def _on_run_start(self, e: dict[str, Any]) -> None:
+        if self.lang is None:
+            self._labels = LABELS[run_language(e)]
+        self._final_shown = None
+        L = self._labels
         template = (e.get("template") or {}).get("name") or "?"
-        tools = ", ".join(t.get("name", "?") for t in e.get("tools", [])) or "none"
-        self._line("dim", f"[{e.get('backend', '?')} · template {template} · tools: {tools}]")
-        self._line("dim", "Question:", str(e.get("question", "")))
+        tools = ", ".join(t.get("name", "?") for t in e.get("tools", [])) or L["none"]
+        self._line("dim", f"[{e.get('backend', '?')} · {L['template']} {template} · {L['tools']}: {tools}]")
+        self._line("dim", L["question"], str(e.get("question", "")))
 
     def _on_model_turn(self, e: dict[str, Any]) -> None:
         if self.raw:
@@ -186,21 +225,28 @@ class Console:
         step = e.get("step") or {}
         self._actions = len(step.get("actions") or [])
         n = e.get("n")
+        L = self._labels
+        lang = "zh" if L is LABELS["zh"] else "en"
         if self._settle_thought(step.get("thought")):
             pass
         elif step.get("thought"):
-            self._line("thought", f"Thought {n}:", _clip(step["thought"], self.max_chars))
+            self._line("thought", _numbered(L["thought"], n, lang), _clip(step["thought"], self.max_chars))
         error = step.get("error")
         if error:
-            self._line("error", f"Format error ({error.get('code')}):", _clip(error.get("message", ""), self.max_chars))
+            label = f"{L['format_error']} ({error.get('code')})" + ("：" if lang == "zh" else ":")
+            self._line("error", label, _clip(error.get("message", ""), self.max_chars))
             return
         actions = step.get("actions") or []
         if actions:
             for i, a in enumerate(actions, 1):
-                label = f"Action {n}:" if len(actions) == 1 else f"Action {n}.{i}:"
+                label = _numbered(L["action"], n if len(actions) == 1 else f"{n}.{i}", lang)
                 self._line("action", label, f"{a.get('tool')} {_clip(format_args(a.get('args')), self.max_chars)}")
         elif step.get("final_answer") is not None:
-            self._line("answer", "Final Answer:", _clip(str(step["final_answer"]), self.max_chars))
+            # Printed here, as the model gives it; run_end then does not repeat it.
+            final = str(step["final_answer"])
+            shown = _clip(final, self.max_chars)
+            self._final_shown = final if shown == final.strip() else None
+            self._line("answer", L["final"], shown)
 
     def _on_decision(self, e: dict[str, Any]) -> None:
         d = e.get("decision") or {}
@@ -208,13 +254,14 @@ class Console:
         if d.get("kind") == "run_tool" and self._actions > 1:
             self._line("dim", f"({self._actions - 1} more action(s) in this turn not run: only the first runs)")
         if d.get("kind") == "retry" and not str(d.get("reason", "")).startswith("format_error"):
-            self._line("error", "Nudge:", _clip(str(d.get("observation", "")), self.max_chars))
+            self._line("error", self._labels["nudge"], _clip(str(d.get("observation", "")), self.max_chars))
 
     def _on_observation(self, e: dict[str, Any]) -> None:
         obs = e.get("observation") or {}
         style = "observation" if obs.get("ok") else "error"
         call = e.get("call_id")
-        label = f"Observation {call}:" if call and self._actions > 1 else f"Observation {e.get('n')}:"
+        lang = "zh" if self._labels is LABELS["zh"] else "en"
+        label = _numbered(self._labels["observation"], call if call and self._actions > 1 else e.get("n"), lang)
         cached = " (cached)" if e.get("cached") else ""
         self._line(style, label + cached, _clip(str(e.get("shown", obs.get("text", ""))), self.max_chars))
 
@@ -235,18 +282,20 @@ class Console:
     def _on_run_end(self, e: dict[str, Any]) -> None:
         status = e.get("status")
         totals = e.get("totals") or {}
+        L = self._labels
+        lang = "zh" if L is LABELS["zh"] else "en"
         if status == "answered":
-            self._line("answer", "Answer:", str(e.get("answer", "")))
+            answer = str(e.get("answer", ""))
+            if answer.strip() != (self._final_shown or "").strip():
+                self._line("answer", L["answer"], answer)
         elif status == "proposed":  # Agent.propose: one turn, no tools run
-            self._line("dim", "[proposed one turn; no tool was run]")
+            self._line("dim", L["proposed"])
             return
         else:
-            self._line("stopped", f"No answer ({status}):", str(e.get("reason", "")))
+            self._line("stopped", f"{L['no_answer']} ({status})" + ("：" if lang == "zh" else ":"),
+                       str(e.get("reason", "")))
         wall = totals.get("wall_seconds")
-        timing = f", {wall:.1f} s" if isinstance(wall, (int, float)) else ""
-        self._line(
-            "dim",
-            f"[{status}: {totals.get('steps', 0)} steps, "
-            f"{totals.get('evaluated_tokens', 0)} prompt tokens evaluated, "
-            f"{totals.get('completion_tokens', 0)} generated{timing}]",
-        )
+        timing = L["seconds"].format(wall=wall) if isinstance(wall, (int, float)) else ""
+        self._line("dim", L["totals"].format(status=status, steps=totals.get("steps", 0),
+                                             evaluated=totals.get("evaluated_tokens", 0),
+                                             generated=totals.get("completion_tokens", 0), timing=timing))

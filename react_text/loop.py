@@ -30,6 +30,7 @@ Statuses (``RunResult.status``):
 ``context_full``   the next turn cannot fit the backend's context window even
                    with every older step shortened or dropped (see ``context``).
 ``interrupted``    Ctrl-C; the trace holds everything up to that point.
+``template_error`` the prompt could not be rendered (a user template's undefined name, a sandbox limit).
 
 An unexpected exception (a bug, a broken ``on_event``) is not a status: the
 trace still ends with a ``run_end`` of status ``error`` and ``run`` re-raises.
@@ -88,6 +89,7 @@ STATUSES = (
     "backend_error",
     "context_full",
     "interrupted",
+    "template_error",
 )
 
 _NUDGE_PREVIEW_CHARS = 500
@@ -742,7 +744,7 @@ class Agent:
     # -- public ---------------------------------------------------------------
 
     def run(self, question: str) -> RunResult:
-        """Answer ``question``. Never raises for model, tool or backend failures, nor Ctrl-C."""
+        """Answer ``question``. Never raises for model, tool, backend or template failures, nor Ctrl-C."""
         return self._run(question, None)
 
     def chat(self, message: str) -> RunResult:
@@ -769,6 +771,8 @@ class Agent:
         return self._history
 
     def _run(self, question: str, history: str | None) -> RunResult:
+        from .templates import TemplateError
+
         clock = self._clock
         started = clock()
         writer, own_writer = self._open_trace()
@@ -825,6 +829,8 @@ class Agent:
                 status, reason = "interrupted", f"interrupted by the user after {len(records)} steps"
             except BackendError as exc:
                 status, reason = "backend_error", f"backend error: {exc}"
+            except TemplateError as exc:  # a user template that fails to render (undefined name, sandbox limit)
+                status, reason = "template_error", f"the prompt could not be built: {exc}"
             except Exception as exc:  # a bug: the trace still ends with run_end, then it surfaces
                 events.emit("run_end", status="error", answer="", totals=_totals(records, clock() - started),
                             reason=f"internal error: {type(exc).__name__}: {exc}")

@@ -75,7 +75,26 @@ class CellSummary:
 
     @property
     def label(self) -> str:
-        return f"{self.model} / {self.template}" + (" +constrain" if self.constrain else "")
+        return f"{self.model} / {self.name}"
+
+    @property
+    def name(self) -> str:
+        """The template as the report names it: ``classic``, or ``classic +c`` under the grammar."""
+        return cell_name(self.template, self.constrain)
+
+
+def cell_name(template: str, constrain: bool) -> str:
+    """One spelling of a cell everywhere in a report, so a template never seems to beat itself."""
+    return template + (" +c" if constrain else "")
+
+
+def _steps(record: Mapping) -> int:
+    """Model turns of one task, the number ``replay`` prints as "N steps".
+
+    Read from ``turns``: records written before the fix counted only the turns
+    that called a tool under ``steps``, which disagreed with the trace.
+    """
+    return int(record.get("turns", record.get("steps", 0)))
 
 
 def summarize(records: Iterable[Mapping]) -> list[CellSummary]:
@@ -105,7 +124,7 @@ def summarize(records: Iterable[Mapping]) -> list[CellSummary]:
                 format_errors=sum(int(r.get("format_errors", 0)) for r in rows),
                 actions=sum(int(r.get("actions", 0)) for r in rows),
                 invalid_tool_calls=sum(int(r.get("invalid_tool_calls", 0)) for r in rows),
-                avg_steps=sum(int(r.get("steps", 0)) for r in rows) / len(rows),
+                avg_steps=sum(_steps(r) for r in rows) / len(rows),
                 prompt_tokens=sum(int(r.get("prompt_tokens", 0)) for r in rows),
                 evaluated_tokens=sum(int(r.get("evaluated_tokens", 0)) for r in rows),
                 completion_tokens=sum(int(r.get("completion_tokens", 0)) for r in rows),
@@ -130,7 +149,7 @@ class Disagreement:
 def disagreements(records: Iterable[Mapping]) -> list[Disagreement]:
     outcome: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
     for r in records:
-        name = r["template"] + (" +constrain" if r.get("constrain") else "")
+        name = cell_name(r["template"], bool(r.get("constrain")))
         outcome[(r["model"], r["task_id"])][name] = bool(r.get("correct"))
     found = []
     for (model, task_id), by_template in outcome.items():
@@ -191,3 +210,110 @@ def best_per_model(summaries: Sequence[CellSummary]) -> dict[str, CellSummary]:
         ):
             best[s.model] = s
     return best
+
+
+# --- how sure: paired comparisons -------------------------------------------------
+
+SMALL_SAMPLE = 10
+"""Fewer tasks than this per cell and the report refuses to conclude anything."""
+
+SIGNIFICANCE = 0.05
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant pairs.
+
+    On the same tasks, only the tasks that one cell solved and the other did
+    not say anything about which is better; under "no difference" each such
+    task goes either way with probability 1/2 (a binomial test). Exact rather
+    than chi-squared because discordant counts in these suites are small.
+    """
+    if only_a < 0 or only_b < 0:
+        raise ValueError("counts must be non-negative")
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1))
+    return min(1.0, 2 * tail / 2 ** n)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two cells of one model on the tasks both ran: who solved what the other did not."""
+
+    a: CellSummary
+    b: CellSummary
+    tasks: int
+    only_a: int
+    only_b: int
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(self.only_a, self.only_b)
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < SIGNIFICANCE
+
+
+def _outcomes(records: Iterable[Mapping]) -> dict[tuple[str, str, bool], dict[str, bool]]:
+    solved: dict[tuple[str, str, bool], dict[str, bool]] = defaultdict(dict)
+    for r in records:
+        solved[cell_key(r)][str(r["task_id"])] = bool(r.get("correct"))
+    return solved
+
+
+def paired(a: CellSummary, b: CellSummary, records: Iterable[Mapping]) -> Paired:
+    outcomes = _outcomes(records)
+    on_a = outcomes[(a.model, a.template, a.constrain)]
+    on_b = outcomes[(b.model, b.template, b.constrain)]
+    shared = on_a.keys() & on_b.keys()
+    return Paired(a=a, b=b, tasks=len(shared),
+                  only_a=sum(1 for t in shared if on_a[t] and not on_b[t]),
+                  only_b=sum(1 for t in shared if on_b[t] and not on_a[t]))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the report tells a user to pick for one model, and how sure it is."""
+
+    model: str
+    best: CellSummary
+    runner_up: Paired | None
+    """The best cell against the best cell of any *other* template."""
+    ties: tuple[str, ...]
+    """Other templates not significantly worse than the best (paired test)."""
+    grammar: Paired | None
+    """The best template without (a) and with (b) the grammar, when both ran."""
+    weak_categories: tuple[tuple[str, int, int], ...]
+    """(category, solved, tasks) where the best cell does worse than overall, worst first."""
+
+    @property
+    def small_sample(self) -> bool:
+        return self.best.tasks < SMALL_SAMPLE
+
+
+def _rank(s: CellSummary) -> tuple[float, float]:
+    return (s.success_rate, -s.format_error_rate)
+
+
+def verdicts(summaries: Sequence[CellSummary], records: Sequence[Mapping]) -> list[Verdict]:
+    """Per model: the best cell, its closest rival from another template, the grammar's effect, weak spots."""
+    found = []
+    for model, best in best_per_model(summaries).items():
+        mine = [s for s in summaries if s.model == model]
+        by_template: dict[str, CellSummary] = {}
+        for s in mine:
+            if s.template != best.template and (s.template not in by_template
+                                                or _rank(s) > _rank(by_template[s.template])):
+                by_template[s.template] = s
+        rivals = sorted(by_template.values(), key=_rank, reverse=True)
+        runner_up = paired(best, rivals[0], records) if rivals else None
+        ties = tuple(r.name for r in rivals if not paired(best, r, records).significant)
+        twins = {s.constrain: s for s in mine if s.template == best.template}
+        grammar = paired(twins[False], twins[True], records) if len(twins) == 2 else None
+        weak = sorted(((c, k, n) for c, (k, n) in best.by_category.items() if n and k / n < best.success_rate),
+                      key=lambda x: (x[1] / x[2], x[0]))
+        found.append(Verdict(model=model, best=best, runner_up=runner_up, ties=ties, grammar=grammar,
+                             weak_categories=tuple(weak)))
+    return found

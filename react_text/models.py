@@ -89,6 +89,10 @@ class ModelStatus:
     path: Path | None
     note: str
     install_command: str
+    packages: tuple[str, ...] = ()
+    """The PyPI packages that ship the file, pinned (``name==version``)."""
+    sha256: str = ""
+    """The digest the assembled file must have; checked before first use."""
 
 
 def _norm(name: str) -> str:
@@ -471,6 +475,8 @@ def list_models(*, store: ModelStore | None = None) -> list[ModelStatus]:
                 path=path,
                 note=note,
                 install_command=entry.install_command(),
+                packages=entry.packages,
+                sha256=entry.sha256,
             )
         )
     return rows

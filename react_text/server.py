@@ -94,6 +94,10 @@ class ServerConfig:
     max_tools: int = 128
     examples: tuple[Any, ...] | None = None
     """Few-shot episodes for the template; None keeps the template's own."""
+    functions: tuple[Any, ...] = ()
+    """Tools this server runs itself (``serve --functions``) for requests that bring no ``tools``:
+    the model's calls to them are executed here and fed back until it answers in text."""
+    max_tool_rounds: int = 6
 
 
 class ApiError(Exception):
@@ -289,10 +293,43 @@ class ChatService:
         }
 
     def _run(self, request: ChatRequest, on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
+        if self.config.functions and not request.tools:
+            return self._run_with_functions(request)
+        return self._turn(request, request.messages, request.tools, on_content)
+
+    def _run_with_functions(self, request: ChatRequest) -> dict[str, Any]:
+        """Offer the server's own tools, run the calls the model makes, and return its text answer."""
+        from .calling import call_tool
+
+        by_name = {t.name: t for t in self.config.functions}
+        offered = [t.to_openai() for t in self.config.functions]
+        messages = list(request.messages)
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        for _ in range(self.config.max_tool_rounds):
+            result = self._turn(request, messages, offered)
+            for key in usage:
+                usage[key] += int(result["usage"].get(key, 0))
+            calls = [c for c in result["message"].get("tool_calls") or [] if c["function"]["name"] in by_name]
+            if not calls:
+                return {**result, "usage": usage}
+            messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+            for call in calls:
+                try:
+                    args = json.loads(call["function"]["arguments"] or "{}")
+                except ValueError:
+                    args = call["function"]["arguments"]
+                seen = call_tool(by_name[call["function"]["name"]], args, timeout=30.0)
+                text = seen.text if seen.ok else f"Error ({seen.code}): {seen.text}"
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
+        message = {"role": "assistant", "content": f"No answer after {self.config.max_tool_rounds} tool rounds."}
+        return {"message": message, "finish_reason": "stop", "usage": usage}
+
+    def _turn(self, request: ChatRequest, messages: list, tools: list | None,
+              on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
         try:
             return tool_calls(
-                request.messages,
-                request.tools,
+                messages,
+                tools,
                 backend=self.backend,
                 template=self.template,
                 tool_choice=request.tool_choice,

@@ -81,11 +81,13 @@ def test_report_renders_every_format():
     dis = metrics.disagreements(records)
     table = report.terminal_table(summaries)
     assert "classic" in table and "json" in table and "1/1" in table
-    md = report.markdown(summaries, dis, command="react-text compare ...", chart_file="chart.svg")
+    verdicts = metrics.verdicts(summaries, records)
+    md = report.markdown(summaries, dis, command="react-text compare ...", chart_file="chart.svg", verdicts=verdicts)
     assert "| m | a | classic | json |" in md
     assert "![success rate" in md and "react-text compare ..." in md
-    assert "**m**: `classic`" in md
-    assert "not a clear win" in md  # 1/1 vs 0/1: the intervals overlap
+    assert "**m: use `classic`**" in md
+    assert "not a significant difference" in md  # 1 task against 0: nothing to conclude
+    assert "too few to conclude" in md
     parsed = json.loads(report.summary_json(summaries, dis))
     assert {c["template"] for c in parsed["cells"]} == {"classic", "json"}
     svg = report.svg_chart(summaries)

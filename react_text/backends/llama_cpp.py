@@ -154,6 +154,30 @@ def _captured_stderr_fd() -> Iterator[Callable[[], str]]:
             text.append(sink.read().decode("utf-8", "replace"))
 
 
+def gpu_offload_supported(llama_cpp: Any) -> bool:
+    """Whether this llama.cpp build can put layers on a GPU (CUDA, Metal, Vulkan...)."""
+    probe = getattr(llama_cpp, "llama_supports_gpu_offload", None)
+    try:
+        return bool(probe()) if probe is not None else False
+    except Exception:  # noqa: BLE001 - an odd build: assume CPU only
+        return False
+
+
+def default_gpu_layers(offload: bool) -> int:
+    """All layers (-1) on a build that can offload, else none: GPU users get the GPU without a flag."""
+    return -1 if offload else 0
+
+
+def flash_attn_supported(llama_cpp: Any) -> bool:
+    """Whether ``Llama`` takes ``flash_attn`` (added in llama-cpp-python 0.2.78)."""
+    import inspect
+
+    try:
+        return "flash_attn" in inspect.signature(llama_cpp.Llama.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 _loading = threading.Lock()
 
 
@@ -231,6 +255,9 @@ class LlamaCppBackend:
         chat: bool | None = None,
         seed: int = 0,
         verbose: bool = False,
+        n_gpu_layers: int | None = None,
+        n_batch: int = 512,
+        flash_attn: bool = False,
     ) -> None:
         from ..models import ModelError, resolve_model
 
@@ -248,6 +275,15 @@ class LlamaCppBackend:
         self.name = f"llama.cpp:{self.model_path.name}"
         self.n_ctx = n_ctx
         self.verbose = verbose
+        self.gpu_offload: bool = gpu_offload_supported(llama_cpp)
+        self.n_gpu_layers: int = default_gpu_layers(self.gpu_offload) if n_gpu_layers is None else n_gpu_layers
+        if n_batch < 1:
+            raise BackendError(f"n_batch must be at least 1, got {n_batch}")
+        self.n_batch = n_batch
+        if flash_attn and not flash_attn_supported(llama_cpp):
+            raise BackendError("this llama-cpp-python has no flash attention option (Llama(flash_attn=...)); "
+                               "upgrade it or leave flash attention off")
+        self.flash_attn = flash_attn
         self._llm = self._load(n_ctx=n_ctx, n_threads=n_threads or _default_threads(), seed=seed)
         if not verbose:
             # Llama() resets this logger to ERROR; runtime problems become BackendErrors instead.
@@ -293,12 +329,21 @@ class LlamaCppBackend:
                     seed=seed,
                     logits_all=False,
                     verbose=self.verbose,
+                    n_gpu_layers=self.n_gpu_layers,
+                    n_batch=self.n_batch,
+                    **({"flash_attn": True} if self.flash_attn else {}),
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise BackendError(
                 f"llama.cpp could not load {self.model_path} ({size} bytes): the file is damaged, truncated "
                 f"or not a model this llama.cpp supports ({exc})"
             ) from exc
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """How the model was loaded, for the run header: context, batch, GPU layers, flash attention."""
+        return {"n_ctx": self.n_ctx, "n_batch": self.n_batch, "n_gpu_layers": self.n_gpu_layers,
+                "gpu_offload": self.gpu_offload, "flash_attn": self.flash_attn}
 
     # -- protocol ------------------------------------------------------------------
 

@@ -1,0 +1,69 @@
+"""README's numbers and facts come from the committed report, the catalog and the code."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from react_text.cli import _PARSE_EXIT_CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_why_comes_before_the_test_command():
+    assert README.index("## What it is, and why") < README.index("python -m pytest -q")
+    assert "100%" in README[:README.index("## Run the tests")] and "bench/peers.md" in README
+
+
+def test_default_model_expectations_match_the_committed_report():
+    summary = json.loads((ROOT / "results" / "compare" / "summary.json").read_text(encoding="utf-8"))
+    cell = next(c for c in summary["cells"]
+                if (c["model"], c["template"], c["constrain"]) == ("qwen2.5-coder-0.5b", "classic", False))
+    section = README[README.index("### What to expect from the default model"):]
+    low, high = round(100 * cell["ci_low"]), round(100 * cell["ci_high"])
+    rate = round(100 * cell["solved"] / cell["tasks"])
+    assert f"solves **{cell['solved']}/{cell['tasks']} ({rate}%, 95% CI {low}–{high}%)**" in section
+    assert f"**{cell['wall_seconds'] / cell['tasks']:.1f} s" in section
+    for category, (solved, total) in cell["by_category"].items():
+        assert f"{solved}/{total}" in section, category
+    best = next(r for r in summary["recommendations"] if r["model"] == "qwen2.5-coder-0.5b")
+    assert f"`{best['use']}`, solves {best['solved']}/{best['tasks']}" in section
+
+
+def test_models_table_matches_the_catalog():
+    catalog = json.loads((ROOT / "models" / "catalog.json").read_text(encoding="utf-8"))
+    for model in catalog["models"]:
+        row = next(line for line in README.splitlines() if line.startswith(f"| `{model['name']}`"))
+        assert f"{model['size']:,} B" in row
+        assert model["sha256"][:12] in row and model["sha256"][-6:] in row
+        version = model["source"]["packages"][0].split("==")[1]
+        assert version in row
+
+
+def test_parser_exit_codes_in_readme_match_the_cli_help():
+    codes = re.findall(r"^  (\d)  ", _PARSE_EXIT_CODES, flags=re.M)
+    assert codes == ["0", "1", "2"]
+    paragraph = README[README.index("From the shell: `react-text parse"):][:500]
+    for code in codes:
+        assert f"**{code}**" in paragraph
+
+
+def test_examples_format_in_readme_loads(tmp_path):
+    from react_text.templates import load_examples
+
+    block = re.search(r"```json\n(.+?)\n```", README, flags=re.S).group(1)
+    (tmp_path / "episodes.json").write_text(block, encoding="utf-8")
+    episodes = load_examples(tmp_path / "episodes.json")
+    assert episodes and all(e.answer for e in episodes)
+
+
+def test_run_transcript_is_a_real_run():
+    block = re.search(r"```text\n(.+?)\n```", README, flags=re.S).group(1)
+    lines = block.splitlines()
+    assert lines[0].startswith("[llama.cpp:qwen2.5-coder-0.5b")
+    assert "Question: What is 37 * 91 + 12?" in block
+    assert re.search(r"^Action \d+: calculator ", block, flags=re.M)
+    assert "Final Answer: 3379" in block
+    assert block.count("3379") >= 2 and lines[-1].startswith("trace: ")
