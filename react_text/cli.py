@@ -74,7 +74,7 @@ def _add_functions_option(p: argparse.ArgumentParser) -> None:
                         "public function if none is marked (repeatable)")
 
 
-_CTX_HELP = ("context window in tokens: n_ctx of the in-process model (default 4096); with --backend http, "
+_CTX_HELP = ("context window in tokens: n_ctx of the in-process model (default: 4096); with --backend http, "
              "the server's window when it does not tell (llama-server does)")
 
 
@@ -222,11 +222,11 @@ def _run_tools(args: argparse.Namespace) -> list:
             if not args.corpus:
                 raise ValueError("--tools search needs --corpus DIR (the folder to search)")
             tools.append(builtin_tools.search_files(args.corpus))
-    if args.fetch_allow:
+    if getattr(args, "fetch_allow", None):
         from .fetch import fetch_tool
 
         tools.append(fetch_tool(args.fetch_allow))
-    if args.toolbox:
+    if getattr(args, "toolbox", False):
         from .toolbox import toolbox_tools
 
         tools += [t for t in toolbox_tools() if t.name not in {u.name for u in tools}]

@@ -173,7 +173,7 @@ def test_retrieval_cuts_the_prompt():
     agent_few, backend_few, _ = make_agent([final("x")], tool_retrieval=True)
     agent_all.run("How many kilograms are 150 pounds?")
     agent_few.run("How many kilograms are 150 pounds?")
-    assert len(backend_few.prompts[0]) * 3 < len(backend_all.prompts[0])
+    assert len(backend_few.prompts[0]) * 2 < len(backend_all.prompts[0])  # the call demos are in both
 
 
 # --- the suite ---------------------------------------------------------------------
