@@ -108,7 +108,9 @@ class ResultsFile:
         self._fh = path.open("a", encoding="utf-8")
 
     def append(self, record: Mapping) -> None:
-        line = json.dumps(record, ensure_ascii=False)
+        from .trace import json_text
+
+        line = json_text(record)  # a lone surrogate in an answer must not lose the record
         with self._lock:
             self._fh.write(line + "\n")
             self._fh.flush()

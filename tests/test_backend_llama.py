@@ -182,3 +182,10 @@ def test_bad_arguments_are_refused(smol_backend: LlamaCppBackend):
         smol_backend.complete("", max_tokens=2)
     with pytest.raises(BackendError, match="grammar is empty"):
         smol_backend.complete("Hi", max_tokens=2, grammar=" ")
+
+
+def test_a_prompt_with_a_lone_surrogate_completes(smol_backend: LlamaCppBackend):
+    """Undecodable bytes from a CLI argument or a tool arrive as lone surrogates; they must not crash a turn."""
+    completion = smol_backend.complete("Question: what is \udcff?\nAnswer:", stop=["\n"], max_tokens=4)
+    assert isinstance(completion.text, str) and completion.prompt_tokens > 0
+    assert smol_backend.count_tokens("a \udcff b") > 0

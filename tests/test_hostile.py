@@ -693,3 +693,13 @@ def test_a_file_changed_after_verification_is_caught(tmp_path: Path):
     assert not is_verified(path, entry.sha256, store)
     with pytest.raises(ChecksumMismatch):
         verify_file(path, entry, store)
+
+
+def test_compare_results_keep_a_record_whose_answer_holds_a_lone_surrogate(tmp_path):
+    from react_text.compare import ResultsFile, load_results
+
+    results = ResultsFile(tmp_path / "results.jsonl")
+    results.append({"task_id": "t1", "answer": "bad \udcff byte"})
+    results.close()
+    (record,) = load_results(tmp_path / "results.jsonl")
+    assert record["answer"] == "bad \udcff byte"

@@ -381,7 +381,7 @@ class LlamaCppBackend:
         with self._lock:
             started = time.perf_counter()
             checked = self._grammar(grammar) if grammar is not None else None
-            prompt_bytes = prompt.encode("utf-8")
+            prompt_bytes = prompt.encode("utf-8", "replace")  # a lone surrogate (undecodable input) becomes "?"
             tick = time.perf_counter()
             tokens, ends, exact, reused = self._plan(prompt_bytes)
             model_seconds = time.perf_counter() - tick
@@ -440,7 +440,7 @@ class LlamaCppBackend:
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes on its own (no BOS), for reports and budgets."""
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        return len(self._llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=True))
 
     def close(self) -> None:
         """Free the model now rather than at garbage collection."""
