@@ -163,12 +163,8 @@ def choose_episodes(
     """
     names = frozenset(t.name for t in tools)
     wanted = _terms(question)
-    hinted = set(_kind_hints(question))
+    hinted = _kind_hints(question)
     fitting = [ep for ep in library if ep.tools <= names and not ep.is_demo]
-    covered = frozenset(t for ep in fitting for t in ep.tools)
-    if any(t.name not in covered for t in tools):
-        # Call demos alone teach "every question is a call": show that some are not.
-        hinted |= {"no_fit", "cannot"}
     if any(ep.steps for ep in fitting) or names:
         # An episode without tool use teaches "no tool needed"; shown beside tools only when the
         # question looks like one (it quotes its own answer), or a model rambles about its text.
@@ -192,6 +188,7 @@ def choose_episodes(
     for ep in scored:
         take(ep)
     ordered = [ep for ep in library if ep in chosen]
+    covered = frozenset(t for ep in fitting for t in ep.tools)
     foreign = [t for t in tools if t.name not in covered]
     foreign.sort(key=lambda t: -_overlap(wanted, _tool_text(t)))
     lang = question_language(question)
