@@ -159,7 +159,8 @@ def choose_episodes(
     Episodes that use no tool are shown beside tools only when the question's shape
     asks for one (see ``_kind_hints``).
     Offered tools that no written episode uses (tools the library was not written
-    for) get call demos, the closest to the question first. Shown in library order, demos last (nearest the question).
+    for) get call demos, the closest to the question first. The refusal is shown first and the
+    closest episode last (nearest the question, which a small model copies most), then the demos.
     """
     names = frozenset(t.name for t in tools)
     wanted = _terms(question)
@@ -187,7 +188,9 @@ def choose_episodes(
             break
     for ep in scored:
         take(ep)
-    ordered = [ep for ep in library if ep in chosen]
+    # Nearest the question is what a small model copies most: the refusal goes first, then
+    # the others from least to most like the question.
+    ordered = sorted(chosen, key=lambda ep: (ep.kind != "refusal", -scored.index(ep)))
     covered = frozenset(t for ep in fitting for t in ep.tools)
     foreign = [t for t in tools if t.name not in covered]
     foreign.sort(key=lambda t: -_overlap(wanted, _tool_text(t)))
