@@ -159,16 +159,13 @@ def choose_episodes(
     Episodes that use no tool are shown beside tools only when the question's shape
     asks for one (see ``_kind_hints``).
     Offered tools that no written episode uses (tools the library was not written
-    for) get call demos, the closest to the question first. Shown in library order, demos last (nearest the question).
+    for) get call demos, the closest to the question first. The refusal is shown first and the
+    closest episode last (nearest the question, which a small model copies most), then the demos.
     """
     names = frozenset(t.name for t in tools)
     wanted = _terms(question)
-    hinted = set(_kind_hints(question))
+    hinted = _kind_hints(question)
     fitting = [ep for ep in library if ep.tools <= names and not ep.is_demo]
-    covered = frozenset(t for ep in fitting for t in ep.tools)
-    if any(t.name not in covered for t in tools):
-        # Call demos alone teach "every question is a call": show that some are not.
-        hinted |= {"no_fit", "cannot"}
     if any(ep.steps for ep in fitting) or names:
         # An episode without tool use teaches "no tool needed"; shown beside tools only when the
         # question looks like one (it quotes its own answer), or a model rambles about its text.
@@ -191,7 +188,10 @@ def choose_episodes(
             break
     for ep in scored:
         take(ep)
-    ordered = [ep for ep in library if ep in chosen]
+    # Nearest the question is what a small model copies most: the refusal goes first, then
+    # the others from least to most like the question.
+    ordered = sorted(chosen, key=lambda ep: (ep.kind != "refusal", -scored.index(ep)))
+    covered = frozenset(t for ep in fitting for t in ep.tools)
     foreign = [t for t in tools if t.name not in covered]
     foreign.sort(key=lambda t: -_overlap(wanted, _tool_text(t)))
     lang = question_language(question)
