@@ -59,11 +59,13 @@ def test_examples_format_in_readme_loads(tmp_path):
     assert episodes and all(e.answer for e in episodes)
 
 
-def test_run_transcript_is_a_real_run():
+def test_run_transcript_is_a_real_run(capsys, monkeypatch):
+    """The transcript is what replaying the committed trace it names prints, byte for byte."""
+    from react_text.cli import main
+
     block = re.search(r"```text\n(.+?)\n```", README, flags=re.S).group(1)
-    lines = block.splitlines()
-    assert lines[0].startswith("[llama.cpp:qwen2.5-coder-0.5b")
-    assert "Question: What is 37 * 91 + 12?" in block
-    assert re.search(r"^Action \d+: calculator ", block, flags=re.M)
-    assert "Final Answer: 3379" in block
-    assert block.count("3379") >= 2 and lines[-1].startswith("trace: ")
+    trace = re.search(r"react-text replay (results/\S+\.jsonl)", README).group(1)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["replay", str(ROOT / trace)]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == block
+    assert "Final Answer: 1008737" in block and block.count("1008737") == 3
