@@ -71,7 +71,15 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="refuse (once) a final answer given before any tool result")
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
+    p.add_argument("--toolbox", action="store_true", help="also offer the 68 tools of react_text.toolbox")
+    _add_retrieval_options(p)
     p.set_defaults(func=_cmd_run)
+
+
+def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tool-retrieval", action="store_true",
+                   help="with many tools, show the model only the best matches for the question plus list_tools")
+    p.add_argument("--max-shown-tools", type=int, default=8, help="tools shown with --tool-retrieval (default: 8)")
 
 
 def default_trace_path() -> "Path":
@@ -104,6 +112,10 @@ def _run_tools(args: argparse.Namespace) -> list:
             if not args.corpus:
                 raise ValueError("--tools search needs --corpus DIR (the folder to search)")
             tools.append(builtin_tools.search_files(args.corpus))
+    if args.toolbox:
+        from .toolbox import toolbox_tools
+
+        tools += [t for t in toolbox_tools() if t.name not in {u.name for u in tools}]
     return tools
 
 
@@ -136,7 +148,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         trace = args.trace or default_trace_path()
         agent = Agent(backend, tools, template, limits=limits, trace=trace,
                       on_event=None if args.json else Console(sys.stdout, raw=args.raw),
-                      constrain=args.constrain, prose=args.prose)
+                      constrain=args.constrain, prose=args.prose,
+                      tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools)
     except (BackendError, TemplateError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2
@@ -363,6 +376,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-group", type=int, default=None,
                    help="only the first N tasks of each (category, language): a stratified sample")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from results.jsonl; run nothing")
+    _add_retrieval_options(p)
     p.set_defaults(func=_cmd_compare)
 
 
@@ -388,6 +402,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         limit=args.limit,
         per_group=args.per_group,
+        tool_retrieval=args.tool_retrieval,
+        max_shown_tools=args.max_shown_tools,
     )
     # The command that makes these results: a report rebuilt later names the run, not the rebuild.
     argv = [a for a in sys.argv[1:] if a != "--report-only"]

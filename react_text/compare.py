@@ -51,6 +51,9 @@ class CompareSpec:
     none) adds the missing tasks and keeps what was run."""
     command: str | None = None
     extra: dict = field(default_factory=dict)
+    tool_retrieval: bool = False
+    """Show each task only its best-matching tools plus ``list_tools`` (``Agent(tool_retrieval=True)``)."""
+    max_shown_tools: int = 8
 
 
 def _safe(name: str) -> str:
@@ -218,12 +221,14 @@ class _Prepared:
 
 def prepare(spec: CompareSpec) -> _Prepared:
     """Resolve every name up front: a missing model or template stops before any work."""
-    from .suites import load_suite
+    from .suites import BUILTIN_TOOLS, load_suite
     from .templates import TemplateError, load_template
+    from .toolbox import TOOLBOX
 
     problems = []
     try:
-        suite = load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite)
+        suite = load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite,
+                           known_tools=BUILTIN_TOOLS | {TOOLBOX})
     except Exception as exc:  # SuiteError and file errors alike: report, run nothing
         raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
     templates = {}
@@ -269,12 +274,19 @@ def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
 
 
 def _task_tools(task, corpus: Path | None):
+    """The tools a task lists; ``toolbox`` stands for every tool of ``react_text.toolbox``."""
     from .builtin_tools import default_tools
+    from .toolbox import TOOLBOX, toolbox_tools
 
     from .suite_tools import SUITE_TOOLS
 
     available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus)}}
-    return [available[name] for name in task.tools if name in available]
+    tools = {}
+    for name in task.tools:
+        for t in toolbox_tools() if name == TOOLBOX else [available.get(name)]:
+            if t is not None:
+                tools.setdefault(t.name, t)
+    return list(tools.values())
 
 
 def run_compare(
@@ -332,6 +344,8 @@ def run_compare(
                 limits=limits,
                 trace=trace,
                 constrain=constrain,
+                tool_retrieval=spec.tool_retrieval,
+                max_shown_tools=spec.max_shown_tools,
             )
             result = agent.run(task.question)
             if result.status == "interrupted":

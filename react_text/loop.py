@@ -463,6 +463,11 @@ class Agent:
     tests can drive the timeout. ``prose="final"`` accepts bare prose as the
     final answer (for chat-wrapped tiny models); the default treats it as a
     format error.
+
+    ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the
+    model only the best matches for each question plus ``list_tools(query)``,
+    which reveals more (``react_text.tool_retrieval``); the trace records
+    ``tools_shown`` and ``tools_revealed``.
     """
 
     def __init__(
@@ -480,6 +485,8 @@ class Agent:
         temperature: float = 0.0,
         seed: int = 0,
         examples: Any = None,
+        tool_retrieval: bool = False,
+        max_shown_tools: int = 8,
     ) -> None:
         from .tools import Tool, tool as make_tool
 
@@ -505,6 +512,8 @@ class Agent:
             if t.name in self.tools:
                 raise ValueError(f"two tools are named {t.name!r}")
             self.tools[t.name] = t
+        self._retrieval = self._add_tool_finder(max_shown_tools) if tool_retrieval else None
+        self._visible: tuple[str, ...] = tuple(self.tools)
         self._tool_specs = {name: t.parameters for name, t in self.tools.items()}
         self.grammar: str | None = None
         self._turn_tokens = self.limits.max_turn_tokens
@@ -520,9 +529,10 @@ class Agent:
         started = clock()
         writer, own_writer = self._open_trace()
         events = _Events(writer, self.on_event, clock)
+        tool_names = self._show_tools(question, events)
         state = RunState(
             limits=self.limits,
-            tool_names=tuple(self.tools),
+            tool_names=tool_names,
             question=question,
             lang=getattr(self.template, "language", "en"),
             example_values=self._example_values(question),
@@ -546,6 +556,7 @@ class Agent:
                     record = self._act(turn, decision, n, state, started, events)
                     records.append(record)
                     state = advance(state, record)
+                    state = self._revealed(state, n, events)
                     if isinstance(decision, Finish):
                         status, reason, answer = "answered", "the model gave a final answer", decision.answer
                         break
@@ -590,6 +601,7 @@ class Agent:
         events = _Events(writer, self.on_event, self._clock)
         try:
             events.emit("run_start", **self._run_start(question), mode="propose")
+            tool_names = self._show_tools(question, events)
             prompt, wrap_info = self._first_prompt(question)
             n = 1
             thought = _HISTORY_THOUGHT.get(getattr(self.template, "language", "en"), _HISTORY_THOUGHT["en"])
@@ -601,17 +613,17 @@ class Agent:
                 prompt += turn_text + self.template.observation(shown, n)
                 n += 1
             state = RunState(
-            limits=self.limits,
-            tool_names=tuple(self.tools),
-            question=question,
-            lang=getattr(self.template, "language", "en"),
-            example_values=self._example_values(question),
-        )
+                limits=self.limits,
+                tool_names=tool_names,
+                question=question,
+                lang=getattr(self.template, "language", "en"),
+                example_values=self._example_values(question),
+            )
             previous: str | None = None
             while True:
                 turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
                 step = turn.step
-                if step.error is None and step.actions and step.actions[0].tool not in self.tools:
+                if step.error is None and step.actions and step.actions[0].tool not in state.tool_names:
                     step = replace(step, actions=(), error=_unknown_tool(step.actions[0].tool, state.tool_names))
                 if step.error is None or state.format_errors + 1 >= self.limits.max_format_errors:
                     events.emit("run_end", status="proposed" if step.error is None else "format_errors",
@@ -631,7 +643,42 @@ class Agent:
         shown = getattr(self.template, "shown_episodes", None)
         if shown is None:
             return frozenset()
-        return episode_values(shown(list(self.tools.values()), question, self.examples))
+        return episode_values(shown([self.tools[n] for n in self._visible], question, self.examples))
+
+    def _add_tool_finder(self, max_shown: int) -> Any:
+        """With more than ``max_shown`` tools, add ``list_tools`` and return the retrieval that picks what is shown."""
+        from .tool_retrieval import ToolRetrieval
+
+        if len(self.tools) <= max_shown:
+            return None
+        retrieval = ToolRetrieval(list(self.tools.values()), max_shown=max_shown)
+
+        def reveal(names: tuple[str, ...]) -> None:
+            self._visible = self._visible + tuple(n for n in names if n not in self._visible)
+
+        finder = retrieval.list_tool(lambda: self._visible, reveal)
+        self.tools[finder.name] = finder
+        return retrieval
+
+    def _show_tools(self, question: str, events: _Events) -> tuple[str, ...]:
+        """The tools this run starts with: all of them, or the best matches for the question and ``list_tools``."""
+        if self._retrieval is None:
+            self._visible = tuple(self.tools)
+            return self._visible
+        from .tool_retrieval import LIST_TOOLS
+
+        matches = self._retrieval.shown(question)
+        self._visible = tuple(m.name for m in matches) + (LIST_TOOLS,)
+        events.emit("tools_shown", tools=[{"name": m.name, "score": m.score} for m in matches],
+                    hidden=len(self.tools) - len(self._visible))
+        return self._visible
+
+    def _revealed(self, state: RunState, n: int, events: _Events) -> RunState:
+        """Tools ``list_tools`` revealed during step ``n`` become callable (their signatures are in its observation)."""
+        if self._visible == state.tool_names:
+            return state
+        events.emit("tools_revealed", n=n, tools=[t for t in self._visible if t not in state.tool_names])
+        return replace(state, tool_names=self._visible)
 
     def _open_trace(self) -> tuple[TraceWriter | None, bool]:
         if self.trace is None:
@@ -670,7 +717,7 @@ class Agent:
         first turn's label (``Thought:``) inside its own assistant turn, so the
         very first tokens it writes already continue the protocol.
         """
-        rendered = self.template.render(question, list(self.tools.values()), self.examples)
+        rendered = self.template.render(question, [self.tools[n] for n in self._visible], self.examples)
         label = self.template.turn_prefix(1)
         body = rendered[: len(rendered) - len(label)] if rendered.endswith(label) else rendered
         wrapped = self.backend.wrap_prompt(body)
@@ -709,7 +756,8 @@ class Agent:
             extra=completion.extra,
         )
         prefix = self.template.turn_prefix(n)
-        step = parse(prefix + completion.text, self._tool_specs, prose=self.prose,
+        specs = {name: self._tool_specs[name] for name in state.tool_names}
+        step = parse(prefix + completion.text, specs, prose=self.prose,
                      dialect=self.template.dialect, lang=getattr(self.template, "language", None), n=n)
         step = flag_truncation(step, completion.finish_reason, max_tokens)
         kept = kept_text(step, len(prefix))

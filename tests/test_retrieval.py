@@ -1,0 +1,201 @@
+"""Tool retrieval: which tools a run shows, list_tools revealing more, and the many-tools suite.
+
+The loop runs on the scripted backend with the real parser, templates and
+toolbox; the suite's answers are re-derived by calling its tools.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from react_text.backends.scripted import ScriptedBackend
+from react_text.compare import _task_tools
+from react_text.dialects import format_action, format_final
+from react_text.loop import Agent
+from react_text.suites import BUILTIN_TOOLS, load_suite, match_answer
+from react_text.templates import load_template
+from react_text.tool_retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, tool_terms
+from react_text.toolbox import TOOLBOX, toolbox_tools
+
+SUITE = Path(__file__).resolve().parents[1] / "suites" / "many_tools" / "many_tools.jsonl"
+TOOLS = toolbox_tools()
+
+
+def act(tool_name: str, args) -> str:
+    return f" I should use a tool.\n{format_action('classic', tool_name, args)}"
+
+
+def final(answer: str) -> str:
+    return f" I know the answer now.\n{format_final('classic', answer)}"
+
+
+def tool_lines(prompt: str) -> set[str]:
+    """Tool names listed in the classic template's tool section ("- name: ...")."""
+    head = prompt.split("To use a tool", 1)[0]
+    return {line[2:].split(":", 1)[0] for line in head.splitlines() if line.startswith("- ")}
+
+
+# --- terms and ranking -------------------------------------------------------------
+
+def test_terms_split_identifiers_stem_and_read_chinese_bigrams():
+    assert tool_terms("convertLength") == tool_terms("convert_length") == ["conver", "length"]
+    assert tool_terms("conversion")[0] == tool_terms("converting")[0] == "conver"
+    assert tool_terms("miles") == tool_terms("mile")
+    assert "英里" in tool_terms("5 英里是多少公里") and "公里" in tool_terms("5 英里是多少公里")
+    assert tool_terms("26.2 2024") == []
+
+
+@pytest.mark.parametrize("question, best", [
+    ("How many kilograms are 150 pounds?", "convert_mass"),
+    ("What day of the week was 1969-07-20?", "day_of_week"),
+    ("Who wrote the book A Ledger of Tides?", "book_author"),
+    ("What does HTTP status code 418 mean?", "http_status_meaning"),
+    ("5 英里是多少公里？", "convert_length"),
+    ("2024-10-01 是星期几？", "day_of_week"),
+])
+def test_the_tool_a_question_needs_ranks_first(question, best):
+    assert ToolIndex(TOOLS).rank(question)[0].name == best
+
+
+def test_top_fills_up_to_k_in_declaration_order_and_rank_excludes():
+    index = ToolIndex(TOOLS)
+    top = index.top("Who wrote the book A Ledger of Tides?", 8)
+    assert len(top) == 8 and top[0].name == "book_author"
+    assert [m.name for m in top[1:] if m.score == 0] == [n for n in index.names if n != "book_author"][:7]
+    assert "book_author" not in [m.name for m in index.rank("book author", exclude=["book_author"])]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.integers(min_value=1, max_value=80))
+def test_ranking_never_raises_and_top_gives_distinct_tools(query, k):
+    index = ToolIndex(TOOLS)
+    top = index.top(query, k)
+    names = [m.name for m in top]
+    assert len(names) == min(k, len(TOOLS)) == len(set(names))
+    assert all(m.score >= 0 for m in index.rank(query))
+
+
+def test_listing_reveals_only_hidden_matches_with_their_arguments():
+    retrieval = ToolRetrieval(TOOLS, max_shown=8, list_size=3)
+    found = retrieval.listing("currency exchange rate", visible=["calculator"])
+    assert found.names[0] == "convert_currency" and len(found.names) <= 3
+    assert '"from_currency": "crown" | "ducat"' in found.text
+    assert retrieval.listing("currency exchange rate", visible=["convert_currency"]).names[:1] != ("convert_currency",)
+    nothing = retrieval.listing("zzzqqq", visible=["calculator"])
+    assert nothing.names == () and "convert_length" in nothing.text  # names the other tools instead
+
+
+def test_a_user_tool_named_list_tools_is_refused():
+    from react_text.tools import tool
+
+    @tool
+    def list_tools(query: str) -> str:
+        """Mine."""
+        return query
+
+    with pytest.raises(ValueError, match="list_tools"):
+        ToolRetrieval([list_tools, *TOOLS])
+
+
+# --- the agent -----------------------------------------------------------------------
+
+def make_agent(turns, **options):
+    backend = ScriptedBackend(turns)
+    events: list[dict] = []
+    agent = Agent(backend, TOOLS, load_template("classic"), on_event=events.append, **options)
+    return agent, backend, events
+
+
+def test_retrieval_shows_the_best_tools_and_list_tools_only():
+    agent, backend, events = make_agent([act("convert_mass", {"value": 150, "from_unit": "lb", "to_unit": "kg"}),
+                                         final("68.04 kg")], tool_retrieval=True, max_shown_tools=5)
+    result = agent.run("How many kilograms are 150 pounds?")
+    assert result.status == "answered"
+    shown = tool_lines(backend.prompts[0])
+    assert "convert_mass" in shown and LIST_TOOLS in shown and len(shown) == 6
+    assert "book_author" not in shown
+    (event,) = [e for e in events if e["event"] == "tools_shown"]
+    assert [t["name"] for t in event["tools"]][0] == "convert_mass" and event["hidden"] == len(TOOLS) - 5
+    assert "68.038855 kg" in result.steps[0].observation_text
+
+
+def test_without_retrieval_every_tool_is_shown():
+    agent, backend, events = make_agent([final("x")])
+    agent.run("How many kilograms are 150 pounds?")
+    assert tool_lines(backend.prompts[0]) == {t.name for t in TOOLS}
+    assert not [e for e in events if e["event"] == "tools_shown"]
+
+
+def test_few_tools_need_no_retrieval():
+    backend = ScriptedBackend([final("x")])
+    agent = Agent(backend, TOOLS[:4], load_template("classic"), tool_retrieval=True, max_shown_tools=8)
+    agent.run("anything")
+    assert tool_lines(backend.prompts[0]) == {t.name for t in TOOLS[:4]}
+
+
+def test_a_hidden_tool_becomes_callable_after_list_tools_reveals_it():
+    question = "How many kilograms are 150 pounds?"
+    agent, backend, events = make_agent([
+        act("book_author", {"title": "The Salt Road"}),    # hidden: refused, the shown tools are named
+        act(LIST_TOOLS, {"query": "book author"}),          # reveals it
+        act("book_author", {"title": "The Salt Road"}),    # now it runs
+        final("Mira Ostrander"),
+    ], tool_retrieval=True, max_shown_tools=4)
+    result = agent.run(question)
+    assert result.status == "answered"
+    first, listing, call = result.steps[:3]
+    assert first.step.error is not None and first.step.error.code == "unknown_tool"
+    assert "list_tools" in first.observation_text and "book_author" not in first.observation_text.split("Use one of")[-1]
+    assert "- book_author: Who wrote a book" in listing.observation_text
+    assert call.observation is not None and call.observation.text == "Mira Ostrander"
+    revealed = [e for e in events if e["event"] == "tools_revealed"]
+    assert revealed and revealed[0]["n"] == 2 and "book_author" in revealed[0]["tools"]
+    # the prompt head never changed: each prompt extends the one before
+    assert all(b.startswith(a) for a, b in zip(backend.prompts, backend.prompts[1:]))
+
+
+def test_each_run_starts_from_its_own_question():
+    agent, backend, _ = make_agent([act(LIST_TOOLS, {"query": "book author"}), final("x"), final("y")],
+                                   tool_retrieval=True, max_shown_tools=3)
+    agent.run("How many kilograms are 150 pounds?")
+    agent.run("What day of the week was 1969-07-20?")
+    assert "book_author" not in tool_lines(backend.prompts[2])
+    assert "day_of_week" in tool_lines(backend.prompts[2])
+
+
+def test_retrieval_cuts_the_prompt():
+    agent_all, backend_all, _ = make_agent([final("x")])
+    agent_few, backend_few, _ = make_agent([final("x")], tool_retrieval=True)
+    agent_all.run("How many kilograms are 150 pounds?")
+    agent_few.run("How many kilograms are 150 pounds?")
+    assert len(backend_few.prompts[0]) * 3 < len(backend_all.prompts[0])
+
+
+# --- the suite ---------------------------------------------------------------------
+
+def test_the_toolbox_has_at_least_fifty_distinct_tools():
+    assert len({t.name for t in TOOLS}) == len(TOOLS) >= 50
+
+
+def test_the_suite_loads_and_offers_the_whole_toolbox():
+    suite = load_suite(SUITE, known_tools=BUILTIN_TOOLS | {TOOLBOX})
+    assert len(suite) >= 50
+    assert {t.name for t in _task_tools(suite.tasks[0], None)} == {t.name for t in TOOLS}
+    with pytest.raises(ValueError, match="toolbox"):
+        load_suite(SUITE)  # the default known tools do not include the box
+
+
+def test_every_task_is_answered_by_its_one_or_two_tools():
+    by_name = {t.name: t for t in TOOLS}
+    for task in load_suite(SUITE, known_tools=BUILTIN_TOOLS | {TOOLBOX}):
+        assert 1 <= len({name for name, _ in task.calls}) <= 2, task.id
+        outputs = [str(by_name[name](**args)) for name, args in task.calls]
+        readings = re.findall(r"-?\d+(?:\.\d+)?", outputs[-1]) if task.match == "number" else [outputs[-1]]
+        assert any(match_answer(task, reading) for reading in readings), (task.id, outputs)
+        for earlier, (_, args) in zip(outputs, task.calls[1:]):  # a second call uses the first one's result
+            assert any(str(value) in earlier for value in args.values()), task.id
