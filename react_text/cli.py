@@ -72,6 +72,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
     p.add_argument("--toolbox", action="store_true", help="also offer the 68 tools of react_text.toolbox")
+    p.add_argument("--fetch-allow", action="append", default=[], metavar="HOST",
+                   help="offer fetch(url) for this host (repeatable; '*.example.org' for subdomains, 'host:port' "
+                        "for one port); no host is reachable otherwise")
     _add_retrieval_options(p)
     p.set_defaults(func=_cmd_run)
 
@@ -112,6 +115,10 @@ def _run_tools(args: argparse.Namespace) -> list:
             if not args.corpus:
                 raise ValueError("--tools search needs --corpus DIR (the folder to search)")
             tools.append(builtin_tools.search_files(args.corpus))
+    if args.fetch_allow:
+        from .fetch import fetch_tool
+
+        tools.append(fetch_tool(args.fetch_allow))
     if args.toolbox:
         from .toolbox import toolbox_tools
 

@@ -1,0 +1,274 @@
+"""The fetch tool against a real HTTP server on 127.0.0.1, started here.
+
+Every failure the tool promises a clear observation for is provoked for real:
+refused hosts and ports, redirects off the allowlist, oversize bodies (declared
+and streamed), a server that never answers, one that drips, non-text content,
+HTTP errors.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from react_text.backends.scripted import ScriptedBackend
+from react_text.cli import build_parser, _run_tools
+from react_text.dialects import format_action, format_final
+from react_text.fetch import FetchError, FetchPolicy, fetch, fetch_tool, host_allowed, html_to_text
+from react_text.loop import Agent
+from react_text.templates import load_template
+from react_text.tools import call_tool
+
+PAGE = """<!doctype html><html><head><title>Varnholt Ferry</title>
+<style>body { color: red }</style><script>var secret = "do not show";</script></head>
+<body><nav><a href="/">Home</a></nav><h1>Timetable</h1>
+<p>The first ferry leaves at <b>06:40</b>.</p><ul><li>Weekdays</li><li>Sundays: no service</li></ul>
+<p>See <a href="/fares">the fares page</a> for prices.</p><noscript>enable js</noscript></body></html>"""
+
+
+class Handler(BaseHTTPRequestHandler):
+    requests_seen: list[str] = []
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8", length: bool = True,
+             **headers: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        if length:
+            self.send_header("Content-Length", str(len(body)))
+        for key, value in headers.items():
+            self.send_header(key.replace("_", "-"), value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        Handler.requests_seen.append(self.path)
+        path = self.path
+        port = self.server.server_address[1]
+        if path == "/page.html":
+            self.send(200, PAGE.encode(), "text/html; charset=utf-8")
+        elif path == "/plain.txt":
+            self.send(200, "Ferry fare: 4 crowns. Überfahrt".encode("utf-8"), "text/plain")
+        elif path == "/data.json":
+            self.send(200, b'{"fare": 4}', "application/json")
+        elif path == "/big-declared":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(10_000_000))
+            self.end_headers()
+            self.wfile.write(b"x" * 1000)  # the client must stop on the header alone
+        elif path == "/big-streamed":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()  # no length: HTTP/1.0 body until close
+            try:
+                for _ in range(2000):
+                    self.wfile.write(b"y" * 1000)
+            except OSError:
+                pass  # the client hung up once it had enough: that is the point
+        elif path == "/redirect-inside":
+            self.send(302, b"", Location="/page.html")
+        elif path == "/redirect-outside":
+            self.send(302, b"", Location="http://evil.example/steal")
+        elif path == "/redirect-other-port":
+            self.send(301, b"", Location=f"http://127.0.0.1:{port + 1}/page.html")
+        elif path == "/redirect-loop":
+            self.send(302, b"", Location="/redirect-loop")
+        elif path == "/slow":
+            time.sleep(3)
+            self.send(200, b"too late")
+        elif path == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            try:
+                for _ in range(60):
+                    self.wfile.write(b".")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
+        elif path == "/image.png":
+            self.send(200, b"\x89PNG\r\n\x1a\n\x00\x00", "image/png")
+        elif path == "/binary":
+            self.send(200, b"\x00\x01\x02binary", "")
+        elif path == "/server-error":
+            self.send(503, b"down")
+        else:
+            self.send(404, b"no such page")
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def url(server, path: str) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}{path}"
+
+
+def policy(server, **kwargs) -> FetchPolicy:
+    return FetchPolicy(allow=(f"127.0.0.1:{server.server_address[1]}",), **kwargs)
+
+
+def failure(server, path: str, **kwargs) -> FetchError:
+    with pytest.raises(FetchError) as info:
+        fetch(url(server, path), policy(server, **kwargs))
+    return info.value
+
+
+# --- what comes back ---------------------------------------------------------------------
+
+def test_html_becomes_readable_text_without_scripts_or_styles(server):
+    result = fetch(url(server, "/page.html"), policy(server))
+    assert result.status == 200 and result.content_type == "text/html"
+    lines = result.text.splitlines()
+    assert lines[0] == "Title: Varnholt Ferry"
+    assert "# Timetable" in lines and "The first ferry leaves at 06:40 ." not in lines
+    assert "The first ferry leaves at 06:40." in lines
+    assert "- Weekdays" in lines and "See the fares page for prices." in lines
+    assert "secret" not in result.text and "color" not in result.text and "enable js" not in result.text
+
+
+def test_plain_text_and_json_pass_through_decoded(server):
+    assert fetch(url(server, "/plain.txt"), policy(server)).text == "Ferry fare: 4 crowns. Überfahrt"
+    assert fetch(url(server, "/data.json"), policy(server)).text == '{"fare": 4}'
+
+
+def test_a_redirect_inside_the_allowlist_is_followed(server):
+    result = fetch(url(server, "/redirect-inside"), policy(server))
+    assert result.url.endswith("/page.html") and "06:40" in result.text
+
+
+# --- every failure, with a message the model can act on ----------------------------------------
+
+def test_nothing_is_allowed_by_default(server):
+    with pytest.raises(FetchError) as info:
+        fetch(url(server, "/page.html"), FetchPolicy())
+    assert info.value.kind == "refused" and "not on the fetch allowlist" in str(info.value)
+    assert "none" in str(info.value)
+
+
+def test_another_host_or_port_is_refused_before_any_request(server):
+    before = len(Handler.requests_seen)
+    port = server.server_address[1]
+    for target in (f"http://localhost:{port}/page.html", f"http://127.0.0.1:{port + 1}/page.html"):
+        with pytest.raises(FetchError) as info:
+            fetch(target, policy(server))
+        assert info.value.kind == "refused"
+    assert len(Handler.requests_seen) == before
+
+
+def test_a_redirect_to_a_refused_host_is_not_followed(server):
+    error = failure(server, "/redirect-outside")
+    assert error.kind == "refused" and "redirected to evil.example" in str(error)
+    assert failure(server, "/redirect-other-port").kind == "refused"
+
+
+def test_redirect_loops_end(server):
+    error = failure(server, "/redirect-loop", max_redirects=3)
+    assert error.kind == "too_many_redirects" and "3 redirects" in str(error)
+
+
+def test_oversize_bodies_are_refused_declared_or_streamed(server):
+    declared = failure(server, "/big-declared", max_bytes=50_000)
+    streamed = failure(server, "/big-streamed", max_bytes=50_000)
+    assert declared.kind == streamed.kind == "too_large"
+    assert "50,000 bytes" in str(streamed)
+
+
+def test_a_server_that_does_not_answer_in_time_is_a_timeout(server):
+    error = failure(server, "/slow", timeout_s=0.5)
+    assert error.kind == "timeout" and error.retryable and "0.5 seconds" in str(error)
+
+
+def test_a_dripping_server_cannot_hold_the_read_past_the_deadline(server):
+    assert failure(server, "/drip", timeout_s=0.8).kind == "timeout"
+
+
+def test_non_text_content_is_refused(server):
+    image = failure(server, "/image.png")
+    assert image.kind == "not_text" and "image/png" in str(image)
+    assert failure(server, "/binary").kind == "not_text"
+
+
+def test_http_errors_say_the_status(server):
+    missing = failure(server, "/missing")
+    assert missing.kind == "http_error" and "HTTP 404" in str(missing) and not missing.retryable
+    assert failure(server, "/server-error").retryable
+
+
+def test_urls_that_are_not_http_are_refused_plainly():
+    for bad in ("ftp://127.0.0.1/x", "file:///etc/passwd", "not a url", ""):
+        with pytest.raises(FetchError) as info:
+            fetch(bad, FetchPolicy(allow=("127.0.0.1",)))
+        assert info.value.kind == "bad_url"
+
+
+def test_allowlist_matching():
+    allow = ["docs.example.org", "*.wiki.example", "127.0.0.1:8123"]
+    assert host_allowed("https://docs.example.org/a", allow)
+    assert host_allowed("https://DOCS.example.org./a", allow)
+    assert not host_allowed("https://evil-docs.example.org/a", allow)
+    assert host_allowed("https://en.wiki.example/x", allow) and not host_allowed("https://wiki.example.evil/", allow)
+    assert host_allowed("http://127.0.0.1:8123/", allow) and not host_allowed("http://127.0.0.1:8124/", allow)
+    assert not host_allowed("http://docs.example.org@evil.example/", allow)  # userinfo is not the host
+    with pytest.raises(ValueError):
+        FetchPolicy(allow=("https://docs.example.org/",))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_html_to_text_never_raises(markup):
+    assert isinstance(html_to_text(markup), str)
+
+
+# --- as a tool, in the loop, from the CLI ---------------------------------------------------
+
+def test_the_tool_turns_failures_into_error_observations(server):
+    port = server.server_address[1]
+    fetch_page = fetch_tool([f"127.0.0.1:{port}"], max_bytes=50_000, timeout_s=2)
+    ok = call_tool(fetch_page, {"url": url(server, "/plain.txt")})
+    assert ok.ok and ok.text.startswith("Ferry fare")
+    refused = call_tool(fetch_page, {"url": "http://evil.example/"})
+    assert not refused.ok and "Refused: host evil.example" in refused.text
+    big = call_tool(fetch_page, {"url": url(server, "/big-streamed")})
+    assert not big.ok and "Too large" in big.text
+    assert f"127.0.0.1:{port}" in fetch_page.description
+
+
+def test_an_agent_reads_a_page_and_is_told_about_a_refusal(server):
+    port = server.server_address[1]
+    turns = [
+        f" I will read the page.\n{format_action('classic', 'fetch', {'url': 'http://evil.example/'})}",
+        f" That host is refused; the allowed one.\n{format_action('classic', 'fetch', {'url': url(server, '/page.html')})}",
+        f" The page says 06:40.\n{format_final('classic', '06:40')}",
+    ]
+    agent = Agent(ScriptedBackend(turns), [fetch_tool([f"127.0.0.1:{port}"])], load_template("classic"))
+    result = agent.run("When does the first Varnholt ferry leave?")
+    assert result.status == "answered"
+    refused, page = result.steps[0], result.steps[1]
+    assert "not on the fetch allowlist" in refused.observation_text
+    assert "Title: Varnholt Ferry" in page.observation_text and "secret" not in page.observation_text
+
+
+def test_run_offers_fetch_only_with_an_allowed_host():
+    parser = build_parser()
+    names = [t.name for t in _run_tools(parser.parse_args(["run", "q"]))]
+    assert "fetch" not in names
+    args = parser.parse_args(["run", "q", "--fetch-allow", "127.0.0.1:8080", "--fetch-allow", "docs.example.org"])
+    (fetch_page,) = [t for t in _run_tools(args) if t.name == "fetch"]
+    assert "127.0.0.1:8080, docs.example.org" in fetch_page.description
