@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shown", type=int, default=8, help="tools shown with retrieval")
     p.add_argument("--n-ctx", type=int, default=8192)
     p.add_argument("--modes", nargs="+", choices=("all", "retrieval"), default=["retrieval", "all"])
+    p.add_argument("--timeout", type=float, default=600.0, help="wall-clock seconds per task")
+    p.add_argument("--max-steps", type=int, default=5)
     args = p.parse_args(argv)
 
     from react_text.backends.llama_cpp import LlamaCppBackend
@@ -39,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for mode in args.modes:
         spec = CompareSpec(templates=(args.template,), models=(args.model,), suite=SUITE,
-                           out_dir=Path(args.out) / mode, per_group=args.per_group, max_steps=6,
+                           out_dir=Path(args.out) / mode, per_group=args.per_group, max_steps=args.max_steps,
+                           timeout_s=args.timeout,
                            tool_retrieval=mode == "retrieval", max_shown_tools=args.shown)
         records = run_compare(spec, backend_factory=lambda model, worker: backend)
         rows.append((mode, records))
@@ -48,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def table(rows, args) -> str:
-    lines = [f"model {args.model}, template {args.template}, n_ctx {args.n_ctx}, "
+    lines = [f"model {args.model}, template {args.template}, n_ctx {args.n_ctx}, max steps {args.max_steps}, "
              f"shown with retrieval: {args.shown} + list_tools", "",
              "| tools in prompt | tasks | success | prompt tokens / turn | turns / task | list_tools calls | wall s / task |",
              "|---|---|---|---|---|---|---|"]

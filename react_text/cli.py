@@ -373,9 +373,12 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--constrain", choices=["off", "on", "both"], default="off",
                    help="grammar-constrained turns: without, with, or both side by side")
     p.add_argument("--backend", choices=["llama", "http"], default="llama")
-    p.add_argument("--url", action="append", default=[], help="HTTP endpoint (repeat for several servers)")
+    p.add_argument("--url", action="append", default=[],
+                   help="HTTP endpoint, URL or URL#N for N parallel requests (repeat for several servers; "
+                        "a task whose server dies is rerun on another)")
     p.add_argument("--api", choices=["openai", "llama"], default="openai")
-    p.add_argument("--concurrency", type=int, default=1, help="parallel tasks (HTTP backend only)")
+    p.add_argument("--concurrency", type=int, default=1,
+                   help="parallel tasks per --url without #N (HTTP backend only)")
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--max-turn-tokens", type=int, default=192)
     p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")

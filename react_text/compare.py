@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, TextIO
 
 from . import metrics, report
+from .servers import Server, TaskQueue, WatchedBackend, parse_servers
 
 
 class CompareError(RuntimeError):
@@ -251,6 +252,10 @@ def prepare(spec: CompareSpec) -> _Prepared:
     else:
         if not spec.urls:
             problems.append("--backend http needs at least one --url")
+        try:
+            parse_servers(spec.urls, spec.concurrency)
+        except ValueError as exc:
+            problems.append(str(exc))
         model_paths = {name: None for name in spec.models}
     if problems:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
@@ -299,7 +304,9 @@ def run_compare(
 
     ``backend_factory(model, worker_index)`` makes a backend; by default an
     in-process llama.cpp model (loaded once per model) or an HTTP client per
-    worker, round-robin over ``spec.urls``.
+    worker. Over HTTP each URL gets its own workers (``URL#N``, else
+    ``spec.concurrency``) pulling from one queue; a task whose server dies is
+    rerun on another one and recorded once (``react_text.servers``).
     """
     from .loop import Agent, Limits
 
@@ -325,10 +332,13 @@ def run_compare(
                         and (r["model"], r["template"], bool(r.get("constrain"))) == k)
                  for k in cell_totals}
     counter_lock = threading.Lock()
-    factory = backend_factory or _default_factory(spec, prepared)
+    servers = _servers(spec)
+    slot_urls = [server.url for server in servers for _ in range(server.slots)]
+    factory = backend_factory or _default_factory(spec, prepared, slot_urls)
     new_records: list[dict] = []
 
-    def run_one(item, worker: int) -> dict:
+    def run_one(item, worker: int) -> dict | None:
+        """The task's record, or None when its server died under it (the task is not recorded)."""
         model, template_name, constrain, task = item
         trace = spec.out_dir / "traces" / _safe(model) / _safe(template_name + ("+c" if constrain else "")) / (
             _safe(task.id) + ".jsonl")
@@ -336,9 +346,11 @@ def run_compare(
         if trace.exists():
             trace.unlink()  # an unfinished earlier attempt: its result was never recorded
         started = time.monotonic()
+        backend = None
         try:
+            backend = WatchedBackend(factory(model, worker))
             agent = Agent(
-                factory(model, worker),
+                backend,
                 _task_tools(task, prepared.corpus),
                 prepared.templates[template_name],
                 limits=limits,
@@ -350,9 +362,13 @@ def run_compare(
             result = agent.run(task.question)
             if result.status == "interrupted":
                 raise KeyboardInterrupt
+            if result.status == "backend_error" and backend.server_failure is not None and len(servers) > 1:
+                return None
             record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                      trace=trace, wall_seconds=time.monotonic() - started)
             record["example_value"] = _example_value(agent, task, result)
+            if len(servers) > 1:
+                record["server"] = slot_urls[worker]
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a crashing task is a recorded failure, not a crashed compare
@@ -368,35 +384,50 @@ def run_compare(
         progress.task_done(cell, n, cell_totals[key], task.id, bool(record["correct"]))
         return record
 
+    queue = TaskQueue(plan, servers)
+
+    def worker_loop(worker: int) -> None:
+        url = slot_urls[worker]
+        while (item := queue.take(url)) is not None:
+            try:
+                record = run_one(item, worker)
+            except BaseException:
+                queue.stop()
+                raise
+            if record is None:
+                queue.failed(item, url)
+                return
+            queue.finished(item)
+
     try:
-        if spec.concurrency <= 1:
-            for item in plan:
-                run_one(item, 0)
+        if len(slot_urls) == 1:
+            worker_loop(0)
         else:
-            stop = threading.Event()
-
-            def worker_loop(worker: int, items: list) -> None:
-                for item in items:
-                    if stop.is_set():
-                        return
-                    run_one(item, worker)
-
-            shards = [plan[i:: spec.concurrency] for i in range(spec.concurrency)]
-            with ThreadPoolExecutor(max_workers=spec.concurrency) as pool:
-                futures = [pool.submit(worker_loop, i, shard) for i, shard in enumerate(shards)]
+            with ThreadPoolExecutor(max_workers=len(slot_urls)) as pool:
+                futures = [pool.submit(worker_loop, i) for i in range(len(slot_urls))]
                 try:
                     for f in futures:
                         f.result()
                 except KeyboardInterrupt:
-                    stop.set()
+                    queue.stop()
                     raise
     finally:
         progress.close()
         writer.close()
+    if queue.unrun:
+        raise CompareError(f"every server failed ({', '.join(sorted(queue.dead))}); {len(queue.unrun)} task(s) "
+                           f"were not run and are not in {results_path}: run the same command again to resume")
     return select(existing, spec, task_ids) + new_records
 
 
-def _default_factory(spec: CompareSpec, prepared: _Prepared) -> Callable[[str, int], object]:
+def _servers(spec: CompareSpec) -> tuple[Server, ...]:
+    """Where tasks run: each ``--url`` with its parallel slots, or the one in-process model."""
+    if spec.backend == "http" and spec.urls:
+        return parse_servers(spec.urls, spec.concurrency)
+    return (Server("local", spec.concurrency),)
+
+
+def _default_factory(spec: CompareSpec, prepared: _Prepared, slot_urls: list[str]) -> Callable[[str, int], object]:
     if spec.backend == "http":
         from .backends.http import HttpBackend
 
@@ -405,8 +436,7 @@ def _default_factory(spec: CompareSpec, prepared: _Prepared) -> Callable[[str, i
         def http_factory(model: str, worker: int):
             key = (model, worker)
             if key not in clients:
-                url = spec.urls[worker % len(spec.urls)]
-                clients[key] = HttpBackend(url, api=spec.api, model=model)
+                clients[key] = HttpBackend(slot_urls[worker], api=spec.api, model=model)
             return clients[key]
 
         return http_factory

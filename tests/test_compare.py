@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import re
 
 import pytest
@@ -142,9 +143,12 @@ def test_concurrency_against_several_workers(tmp_path):
     suite = suite_file(tmp_path, TASKS)
     spec = spec_for(tmp_path, suite, concurrency=3)
     workers = set()
+    together = threading.Barrier(3, timeout=30)  # passes only if three workers run at the same time
 
     def factory(model, worker):
-        workers.add(worker)
+        if worker not in workers:
+            workers.add(worker)
+            together.wait()
         return ScriptedBackend([scripted_answers] * 5)
 
     records = compare.run_compare(spec, backend_factory=factory, progress_stream=open("/dev/null", "w"))
