@@ -199,3 +199,39 @@ def test_every_task_is_answered_by_its_one_or_two_tools():
         assert any(match_answer(task, reading) for reading in readings), (task.id, outputs)
         for earlier, (_, args) in zip(outputs, task.calls[1:]):  # a second call uses the first one's result
             assert any(str(value) in earlier for value in args.values()), task.id
+
+
+# --- from the CLI and compare, against a real HTTP server --------------------------------
+
+def test_run_with_toolbox_and_retrieval_records_the_tools_shown(tmp_path):
+    import json
+
+    from react_text.backends.fake_server import FakeCompletionServer
+    from react_text.cli import main
+
+    trace = tmp_path / "run.jsonl"
+    with FakeCompletionServer(latency_s=0.01, slots=1) as fake:
+        main(["run", "How many kilograms are 150 pounds?", "--toolbox", "--tool-retrieval", "--max-steps", "2",
+              "--backend", "http", "--url", fake.url, "--api", "llama", "--json", "--trace", str(trace)])
+    events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    (shown,) = [e for e in events if e["event"] == "tools_shown"]
+    assert len(shown["tools"]) == 8 and shown["tools"][0]["name"] == "convert_mass"
+    assert len(next(e for e in events if e["event"] == "run_start")["tools"]) == len(TOOLS) + 2  # + current_time, list_tools
+
+
+def test_compare_with_retrieval_shows_each_task_its_own_tools(tmp_path):
+    import json
+
+    from react_text.backends.fake_server import FakeCompletionServer
+    from react_text.compare import CompareSpec, run_compare
+
+    with FakeCompletionServer(latency_s=0.01, slots=2) as fake:
+        spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(SUITE), out_dir=tmp_path / "out",
+                           backend="http", urls=(fake.url,), api="llama", limit=3, max_steps=2,
+                           tool_retrieval=True, max_shown_tools=5)
+        records = run_compare(spec, progress_stream=open("/dev/null", "w"))
+    assert len(records) == 3
+    for record, task in zip(records, load_suite(SUITE, known_tools=BUILTIN_TOOLS | {TOOLBOX})):
+        events = [json.loads(line) for line in open(record["trace"], encoding="utf-8")]
+        (shown,) = [e for e in events if e["event"] == "tools_shown"]
+        assert task.calls[0][0] in {t["name"] for t in shown["tools"]}
