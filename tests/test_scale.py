@@ -75,7 +75,7 @@ def test_a_worker_waits_for_a_task_that_may_come_back():
 # --- against real servers -------------------------------------------------------------
 
 def test_each_server_gets_at_most_its_own_slots(tmp_path):
-    with FakeCompletionServer(latency_s=0.2, slots=8) as a, FakeCompletionServer(latency_s=0.2, slots=8) as b:
+    with FakeCompletionServer(latency_s=0.1, slots=8) as a, FakeCompletionServer(latency_s=0.1, slots=8) as b:
         records = compare.run_compare(spec(tmp_path, [f"{a.url}#3", b.url], concurrency=1),
                                       progress_stream=QUIET)
     assert sorted(r["task_id"] for r in records) == sorted({r["task_id"] for r in records})
@@ -85,15 +85,15 @@ def test_each_server_gets_at_most_its_own_slots(tmp_path):
 
 
 def test_killing_one_of_two_servers_mid_run_loses_no_task(tmp_path):
-    with FakeCompletionServer(latency_s=0.1, slots=2, die_after=5) as dying, \
-            FakeCompletionServer(latency_s=0.1, slots=2) as healthy:
-        records = compare.run_compare(spec(tmp_path, [dying.url, healthy.url], concurrency=2),
+    with FakeCompletionServer(latency_s=0.05, slots=2, die_after=5) as dying, \
+            FakeCompletionServer(latency_s=0.05, slots=2) as healthy:
+        records = compare.run_compare(spec(tmp_path, [dying.url, healthy.url], concurrency=2, limit=10),
                                       progress_stream=QUIET)
     assert dying.dead.is_set() and dying.answered >= 1  # it did serve, then died mid-run
     assert dying.requests > dying.answered  # and dropped a request in flight: that task was rerun elsewhere
     saved = recorded(tmp_path)
     ids = [r["task_id"] for r in saved]
-    assert len(ids) == len(set(ids)) == 12  # every task, each recorded once
+    assert len(ids) == len(set(ids)) == 10  # every task, each recorded once
     assert sorted(ids) == sorted(r["task_id"] for r in records)
     assert not [r for r in saved if r["status"] in ("backend_error", "crashed")]
     assert {r["server"] for r in saved if r["status"] == "answered"} >= {healthy.url}
@@ -119,8 +119,8 @@ def test_a_single_dead_server_records_backend_errors_as_before(tmp_path):
     """One server: nowhere to fail over, and the error is the server's (kept as the result, as always)."""
     with FakeCompletionServer(latency_s=0.01, slots=1) as a:
         url = a.url
-    records = compare.run_compare(spec(tmp_path, [url], limit=2), progress_stream=QUIET)
-    assert [r["status"] for r in records] == ["backend_error", "backend_error"]
+    records = compare.run_compare(spec(tmp_path, [url], limit=1), progress_stream=QUIET)
+    assert [r["status"] for r in records] == ["backend_error"]
 
 
 def test_bad_server_specs_stop_before_any_work(tmp_path):
