@@ -64,13 +64,15 @@ def rss_table(timeout_s: float) -> list[str]:
         for label, argv in rows:
             rss, wall, code = child_peak_rss(argv, timeout_s)
             out.append(f"| {label} | {rss:.0f} MB | {wall:.1f} | {code} |")
-    for model in list_models():
+            print(out[-1], flush=True)
+    for model in sorted(list_models(), key=lambda m: m.size or 0):  # smallest first
         if not model.installed:
             out.append(f"| react-text run --model {model.name} | (not installed) | | |")
             continue
         rss, wall, code = child_peak_rss(run + ["--model", model.name], timeout_s)
         size = f"{model.size / 1e6:.0f} MB file" if model.size else "?"
         out.append(f"| react-text run --model {model.name} ({size}) | {rss:.0f} MB | {wall:.1f} | {code} |")
+        print(out[-1], flush=True)
     return out
 
 
@@ -121,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=1200.0, help="seconds per child run")
     args = p.parse_args(argv)
     if not args.parser:
-        print(f"(a) peak resident memory of one `react-text run \"{QUESTION}\"` (max 3 steps), per process\n")
+        print(f"(a) peak resident memory of one `react-text run \"{QUESTION}\"` (max 3 steps), per process\n",
+              flush=True)
         print("\n".join(rss_table(args.timeout)))
         print()
     print("(b) parser peak allocation beyond the input itself\n")
