@@ -242,6 +242,7 @@ class _Prepared:
 def prepare(spec: CompareSpec) -> _Prepared:
     """Resolve every name up front: a missing model or template stops before any work."""
     from .templates import TemplateError, load_template
+    from .toolbox import TOOLBOX
 
     problems = []
     suite = _load_suite(spec)
