@@ -108,7 +108,7 @@ def test_grammar_llama_cpp_cannot_parse_is_a_backend_error(smol_backend: LlamaCp
 
 def test_appended_prompt_evaluates_only_the_new_tokens(smol_backend: LlamaCppBackend):
     """The scratchpad case: prompt 2 = prompt 1 + the model's own output + an observation."""
-    prompt = smol_backend.wrap_prompt("Translate 'good morning' into French and German.")
+    prompt = smol_backend.wrap_prompt("Translate 'good night' into French and German.")
     first = smol_backend.complete(prompt, max_tokens=48)
     assert first.completion_tokens > 20
     sampled = list(smol_backend.last_tokens[: first.prompt_tokens + first.completion_tokens])

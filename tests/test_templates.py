@@ -212,7 +212,7 @@ def test_classic_prompt_with_the_builtin_tools_stays_compact(smollm2_path: Path)
     tokenizer = Llama(str(smollm2_path), vocab_only=True, verbose=False)
     prompt = load_template("classic").render("What is 37 * 91 + 12?", default_tools(CORPUS))
     tokens = tokenizer.tokenize(prompt.encode("utf-8"), add_bos=False)
-    assert 200 < len(tokens) < 700
+    assert 200 < len(tokens) < 1000  # up to four episodes chosen for the question (837 tokens here)
 
 
 # --- examples and tools ---------------------------------------------------------------
