@@ -778,13 +778,7 @@ class Agent:
         writer, own_writer = self._open_trace()
         events = _Events(writer, self.on_event, clock, self._redactor)
         tool_names = self._show_tools(question, events)
-        state = RunState(
-            limits=self.limits,
-            tool_names=tool_names,
-            question=question,
-            lang=getattr(self.template, "language", "en"),
-            example_values=self._example_values(question),
-        )
+        state = self._initial_state(question, tool_names)
         records: list[StepRecord] = []
         status = reason = answer = ""
         try:
@@ -878,13 +872,7 @@ class Agent:
                 )
                 prompt += turn_text + self.template.observation(shown, n)
                 n += 1
-            state = RunState(
-                limits=self.limits,
-                tool_names=tool_names,
-                question=question,
-                lang=getattr(self.template, "language", "en"),
-                example_values=self._example_values(question),
-            )
+            state = self._initial_state(question, tool_names)
             previous: str | None = None
             while True:
                 turn = self._model_turn(prompt, previous, n, state, events, wrap_info)
@@ -904,6 +892,15 @@ class Agent:
                 writer.close()
 
     # -- internals ------------------------------------------------------------
+
+    def _initial_state(self, question: str, tool_names: tuple[str, ...]) -> RunState:
+        return RunState(
+            limits=self.limits,
+            tool_names=tool_names,
+            question=question,
+            lang=getattr(self.template, "language", "en"),
+            example_values=self._example_values(question),
+        )
 
     def _example_values(self, question: str) -> frozenset[str]:
         shown = getattr(self.template, "shown_episodes", None)

@@ -229,12 +229,10 @@ class HttpBackend:
             wait = self.backoff * 2 ** (attempt - 1)
             try:
                 status, raw, retry_after = self._exchange(body)
-            except requests.Timeout:
-                last = BackendError(f"POST {self.url}: no answer within {self.timeout}s", retryable=True)
-            except requests.ConnectionError as exc:
-                last = BackendError(f"POST {self.url}: cannot connect ({_reason(exc)})", retryable=True)
             except requests.RequestException as exc:
-                raise BackendError(f"POST {self.url}: request failed ({exc})") from exc
+                last = self._transport_error(exc)
+                if not last.retryable:
+                    raise last from exc
             else:
                 text = raw.decode("utf-8", errors="replace")
                 if status >= 500 or status == 429:
@@ -265,12 +263,10 @@ class HttpBackend:
         for attempt in range(1, attempts + 1):
             try:
                 response = self._session.post(self.url, json=body, timeout=self.timeout, stream=True)
-            except requests.Timeout:
-                last = BackendError(f"POST {self.url}: no answer within {self.timeout}s", retryable=True)
-            except requests.ConnectionError as exc:
-                last = BackendError(f"POST {self.url}: cannot connect ({_reason(exc)})", retryable=True)
             except requests.RequestException as exc:
-                raise BackendError(f"POST {self.url}: request failed ({exc})") from exc
+                last = self._transport_error(exc)
+                if not last.retryable:
+                    raise last from exc
             else:
                 if response.status_code < 400:
                     return response, attempt
@@ -386,6 +382,15 @@ class HttpBackend:
                     raise self._oversized(size)
                 pieces.append(piece)
             return response.status_code, b"".join(pieces), _seconds(response.headers.get("Retry-After"))
+
+    def _transport_error(self, exc: Exception) -> BackendError:
+        """A failed request as an error: a timeout or a refused connection is worth retrying."""
+        requests = self._requests
+        if isinstance(exc, requests.Timeout):
+            return BackendError(f"POST {self.url}: no answer within {self.timeout}s", retryable=True)
+        if isinstance(exc, requests.ConnectionError):
+            return BackendError(f"POST {self.url}: cannot connect ({_reason(exc)})", retryable=True)
+        return BackendError(f"POST {self.url}: request failed ({exc})")
 
     def _oversized(self, size: int) -> BackendError:
         return BackendError(f"POST {self.url}: the reply is over {self.max_reply_bytes} bytes ({size}); "
