@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .feedback import fill_value
 from .results import safe_str
 from .types import Args
 
@@ -267,9 +268,6 @@ def _mismatch_error(tool: Tool, mismatch: _Mismatch, given: Mapping[str, Any] | 
     return _argument_error(tool, f"argument {mismatch.path!r}: {why}", argument, given)
 
 
-_FILL = "..."
-
-
 def _repaired_call(tool: Tool, given: Mapping[str, Any] | None, bad: str | None) -> dict[str, Any]:
     """The model's own arguments with the faulty one blanked and missing required ones added:
     an enum's first value (right whatever was asked) or ``...`` (the parser refuses a copied
@@ -278,8 +276,7 @@ def _repaired_call(tool: Tool, given: Mapping[str, Any] | None, bad: str | None)
     shown = {k: v for k, v in (given or {}).items() if k in props and k != bad}
     for name in [*tool.required, *([bad] if bad in props else [])]:
         if name not in shown:
-            enum = props[name].get("enum")
-            shown[name] = enum[0] if enum else _FILL
+            shown[name] = fill_value(props[name])
     return shown
 
 

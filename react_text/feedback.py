@@ -62,12 +62,12 @@ class Voice:
         if not props:
             return {} if self.tools.takes_no_arguments(tool) else {"input": _reuse(given) or FILL}
         required = [p for p in params.get("required", []) if p in props] or list(props)[:1]
-        shown = {p: _sample(props[p]) for p in required}
+        shown = {p: fill_value(props[p]) for p in required}
         if isinstance(given, dict):
             shown.update({k: v for k, v in given.items() if k in shown})
         if len(shown) == 1 and _reuse(given) and not (isinstance(given, dict) and set(given) & set(shown)):
             (key,) = shown
-            if _sample(props[key]) == FILL:  # a string slot: the model's lone value fits it
+            if fill_value(props[key]) == FILL:  # a string slot: the model's lone value fits it
                 shown[key] = _reuse(given)
         return shown
 
@@ -83,7 +83,7 @@ class Voice:
         return format_final(self.dialect, FILL, self.n)
 
 
-def _sample(schema: Any) -> Any:
+def fill_value(schema: Any) -> Any:
     """A value to show for a slot the model did not fill: an enum's first value or a constant
     (the only values that are right whatever the question), else ``...``. Never a schema example
     or a made-up number: a small model copies those into its next call or even its answer."""
