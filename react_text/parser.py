@@ -46,6 +46,8 @@ Repairs (``Step.repairs``) name what had to be mended: ``dropped_tail``,
 under ``Action:`` without ``Action Input:``), ``extra_brace``,
 ``arguments_string_decoded``, ``positional_args``, ``raw_arguments``,
 ``closed_brackets``, ``dropped_truncated_action``, ``prose_as_final``,
+``stated_answer`` (a thought that ends "The final answer is X." read as
+``Final Answer: X``),
 ``too_many_actions``, ``emphasis`` (``**x**`` around an input),
 ``call_wrapper`` (``QueryEngineTool({...})``), ``tool_description``
 (``Action: add (add two numbers)`` over an input line), ``unlabeled_action``
@@ -1450,6 +1452,35 @@ class _Turn:
 
 
 # --- helpers -------------------------------------------------------------------------------
+# "The final answer is 68.04 kg." / "So the final answer is: $\\boxed{5}$" / "最终答案是 42。": a model that
+# never saw a "Final Answer:" label (a prompt of call demos only) states its answer this way, and
+# repeats it word for word after a format error. Only the words "final answer" count: "the answer
+# is ..." is too often the start of a plan.
+_STATED = re.compile(r"final[ \t]+answer[ \t]+is[ \t]*[:：]?[ \t]*(?P<en>[^\n]+)|最终答案(?:是|为)[ \t]*[:：]?[ \t]*(?P<zh>[^\n]+)",
+                     re.IGNORECASE)
+_STATED_LEAD = re.compile(r"(?:(?:so|thus|therefore|hence|and)[,，]?\s*)?(?:the)?", re.IGNORECASE)
+_BOXED = re.compile(r"^\$*\s*\\boxed\{(.+)\}\s*\$*$")
+
+
+def _stated_answer(thought: str) -> Optional[str]:
+    """The answer of the last sentence "The final answer is X" in ``thought``, else None."""
+    answer = None
+    for found in _STATED.finditer(thought):
+        head = thought[max(0, found.start() - 24):found.start()]
+        cut = max(head.rfind(c) for c in ".!?。！？\n")
+        if cut < 0 and found.start() > 24:
+            continue  # "final answer is" inside a longer sentence ("I think the final answer is ...")
+        if found.group("zh") is not None or _STATED_LEAD.fullmatch(head[cut + 1:].strip()):
+            answer = found.group("en") or found.group("zh")
+    if answer is None:
+        return None
+    answer = answer.strip().rstrip("。.").strip().strip("*").strip()
+    boxed = _BOXED.match(answer)
+    if boxed:
+        answer = boxed.group(1).strip()
+    return answer or None
+
+
 def _has_text(text: str, start: int) -> bool:
     """Whether anything but whitespace follows ``start`` (without copying the tail)."""
     return _ANY_SPACE.match(text, start).end() < len(text)
@@ -1680,6 +1711,10 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) 
         return done(got.end, thought=thought, error=FormatError("placeholder", feedback.placeholder(voice, thought)))
     if turn.stray_input:
         return done(got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(voice)))
+    stated = _stated_answer(thought)
+    if stated is not None:
+        turn.add("stated_answer")
+        return done(got.end, thought=thought, final_answer=stated)
     if prose == "final":
         turn.add("prose_as_final")
         return done(got.end, final_answer=thought)

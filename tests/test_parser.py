@@ -594,3 +594,25 @@ def test_paper_json_may_hold_a_bracket_in_a_string_and_span_lines() -> None:
     assert step.error is None
     assert step.actions[0].args == {"query": "see [1]", "limit": 3}
     assert turn[:step.end].endswith("3}]")
+
+
+@pytest.mark.parametrize("turn, answer", [
+    (" The final answer is 68.04 kg.", "68.04 kg"),
+    ("I multiplied them. So the final answer is: $\\boxed{5}$", "5"),
+    ("Thus, the final answer is **Ottawa**.", "Ottawa"),
+    (" 计算完成。最终答案是 42。", "42"),
+])
+def test_a_stated_final_answer_is_the_answer(turn: str, answer: str) -> None:
+    # A model shown only call demos never saw a "Final Answer:" label and states its answer instead.
+    step = parse(turn, ["search"])
+    assert (step.final_answer, step.error) == (answer, None)
+    assert "stated_answer" in step.repairs
+
+
+@pytest.mark.parametrize("turn", [
+    "I think the final answer is 5, but I should check.",  # inside a longer sentence: a plan, not an answer
+    "What is the final answer? I need to search first.",
+])
+def test_final_answer_words_inside_a_sentence_are_not_an_answer(turn: str) -> None:
+    step = parse(turn, ["search"])
+    assert step.final_answer is None and step.error is not None and step.error.code == "no_action"
