@@ -43,7 +43,8 @@ class AnswerContext:
     """Codes of the checks that already fired."""
     require_observation: bool = True
     lang: str = "en"
-    checks: frozenset[str] = field(default=frozenset({"tool_error", "expression", "example_value", "no_observation"}))
+    checks: frozenset[str] = field(default=frozenset({
+        "tool_error", "expression", "example_value", "no_observation", "not_a_number"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -115,6 +116,24 @@ def copied_example_value(answer: str, example_values: frozenset[str], own_texts:
     return None
 
 
+# A question that asks for a quantity, a year or a count: its answer must hold a number.
+_ASKS_NUMBER = re.compile(
+    r"\bhow\s+(?:many|much|long|deep|high|tall|far|old|wide|big|heavy|large)\b|\b(?:what|which)\s+year\b|"
+    r"\bpopulation\b|多少|几[个年天名人岁次座条本辆位种米公]|哪一?年",
+    re.IGNORECASE,
+)
+_HOLDS_NUMBER = re.compile(
+    r"\d|[零〇一二两三四五六七八九十百千万亿]|\b(?:zero|none|no|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b",
+    re.IGNORECASE,
+)
+
+
+def _not_a_number(answer: str, question: str) -> bool:
+    """The question asks for a number and the answer holds none ("Varnholt" for a population)."""
+    return bool(_ASKS_NUMBER.search(question)) and not _HOLDS_NUMBER.search(answer)
+
+
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
     """The one correction this answer still deserves, or None to accept it.
 
@@ -160,6 +179,14 @@ def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> N
                 "Answer from this question's own facts.",
                 f"{value} 来自示例，不是这个问题或你的观察结果里的数。请根据本题自己的事实作答。",
             ))
+    if fresh("not_a_number") and not refusal and _not_a_number(answer, ctx.question):
+        return Nudge("not_a_number", say(
+            lang,
+            "The question asks for a number, and your answer has none. Find the number in your observations "
+            "(or work it out), then give it as the Final Answer; if nothing gives it, say you cannot find it.",
+            "问题问的是一个数，你的答案里却没有数。请从观察结果中找出这个数（或者算出来），再写最终答案；"
+            "如果找不到，就说明你找不到。",
+        ))
     if (
         fresh("no_observation")
         and ctx.require_observation

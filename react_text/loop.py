@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 from .answers import is_refusal
 from .backends.base import Backend, BackendError, complete_streaming, context_size, token_counter
 from .context import Entry, fit_context
-from .episodes import episode_values
+from .episodes import episode_values, prompt_language
 from .guards import AnswerContext, check_answer, say
 from .parser import parse
 from .trace import TraceWriter, to_jsonable
@@ -898,7 +898,7 @@ class Agent:
             limits=self.limits,
             tool_names=tool_names,
             question=question,
-            lang=getattr(self.template, "language", "en"),
+            lang=prompt_language(self.template, question),
             example_values=self._example_values(question),
         )
 
@@ -1045,7 +1045,7 @@ class Agent:
         prefix = self.template.turn_prefix(n)
         specs = {name: self._tool_specs[name] for name in state.tool_names}
         step = parse(prefix + completion.text, specs, prose=self.prose,
-                     dialect=self.template.dialect, lang=getattr(self.template, "language", None), n=n)
+                     dialect=self.template.dialect, lang=state.lang, n=n)
         step = flag_truncation(step, completion.finish_reason, max_tokens)
         kept = kept_text(step, len(prefix))
         events.emit("step", n=n, step=step, kept=kept)

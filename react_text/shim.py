@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .backends.base import Backend, complete_streaming
-from .episodes import episode_values
+from .episodes import episode_values, prompt_language
 from .guards import AnswerContext, check_answer
 from .parser import parse, suggest_tool
 from .types import Step
@@ -667,7 +667,7 @@ def tool_calls(
         observations=tuple(r for turn in conversation.turns for r in turn.results),
         example_values=episode_values(shown),
         require_observation=False,
-        lang=getattr(tpl, "language", "en"),
+        lang=prompt_language(tpl, conversation.question),
     )
     nudged: set[str] = set()
     thought: str | None = None
@@ -676,11 +676,11 @@ def tool_calls(
         stream = None
         if streams_first:
             def read_turn(text: str, n: int = n) -> Step:
-                return parse(text, schemas, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
+                return parse(text, schemas, dialect=tpl.dialect, lang=answer_context.lang, n=n)
 
             stream = _AnswerStream(prefix, read_turn, on_content)  # type: ignore[arg-type]
         turn = prefix + complete(prompt, strict if errors else grammar, stream)
-        step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=getattr(tpl, "language", None), n=n)
+        step = parse(turn, schemas, prose=prose, dialect=tpl.dialect, lang=answer_context.lang, n=n)
         verdict = _judge(step, by_name, choice, example)
         if verdict.answer is not None and choice.mode == "auto":
             tried_call = any(code in ("bad_arguments", "unknown_tool") for code in errors)

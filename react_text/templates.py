@@ -782,3 +782,4 @@ def _render_guarded(compiled: Any, context: dict[str, Any], path: Path, limits: 
         return render_limited(compiled, context, str(path), limits)
     except SandboxError as exc:
         raise TemplateError(exc.reason, path, exc.line) from None
+

@@ -35,7 +35,8 @@ def test_after_no_results_the_model_may_say_it_cannot_find_it() -> None:
     failure = 'No results for "mayor phone" in 12 files. Try other keywords.'
     nudge = check_answer(failure, ctx(observations=(failure,)))
     assert "could not find it" in nudge.message
-    assert check_answer("I could not find the phone number in the documents.", ctx(observations=(failure,))) is None
+    assert check_answer("I could not find the phone number in the documents.", ctx(observations=(failure,)),
+                        refusal=True) is None
 
 
 @pytest.mark.parametrize("answer, caught", [
@@ -82,3 +83,18 @@ def test_corrections_speak_chinese_under_a_chinese_prompt() -> None:
 def test_failure_text_is_recognised_at_the_start_only() -> None:
     assert is_failure_text("Error: bad input") and is_failure_text("  no results for x")
     assert not is_failure_text("The error rate was 3%.")
+
+
+@pytest.mark.parametrize("question, answer, caught", [
+    ("What was the population of Varnholt at the 2023 census?", "Varnholt", True),
+    ("How many moons does Tavu have?", "Meshar", True),
+    ("How many moons does Tavu have?", "three", False),
+    ("How many moons does Tavu have?", "It has 3 moons.", False),
+    ("星河中学现有多少名学生？", "星河中学", True),
+    ("星河中学现有多少名学生？", "一千九百二十六", False),
+    ("Who designed the Selmer Lighthouse?", "Runa Vell", False),  # not a number question
+])
+def test_a_number_question_answered_without_a_number_gets_one_nudge(question: str, answer: str, caught: bool) -> None:
+    nudge = check_answer(answer, ctx(question=question))
+    assert (nudge is not None and nudge.code == "not_a_number") == caught
+    assert check_answer(answer, ctx(question=question, nudged=frozenset({"not_a_number"}))) is None

@@ -5,6 +5,7 @@ The parser, templates and tools are the real ones; only the model is scripted.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import replace as replace_state
 
@@ -596,3 +597,16 @@ def test_scripted_backend_behaves_like_a_backend():
     with pytest.raises(BackendError, match="grammar"):
         ScriptedBackend(["x"]).complete("p", grammar="root ::= \"x\"")
     assert ScriptedBackend([]).wrap_prompt("same") == "same"
+
+
+def test_a_chinese_question_under_an_english_template_is_corrected_in_chinese(tools):
+    # classic words its instructions by the question's language, so its corrections follow suit
+    template = load_template("classic")
+    backend = ScriptedBackend([" Hmm.", final("猫是一种小型猫科动物。")])
+    agent = Agent(backend, tools, template)
+    agent.run("猫是什么？")
+    correction = backend.prompts[1][len(backend.prompts[0]):]
+    assert re.search(r"[\u4e00-\u9fff]{4}", correction), correction
+    backend = ScriptedBackend([" I wonder.", final("A small feline.")])
+    Agent(backend, tools, template).run("What is a cat?")
+    assert not re.search(r"[\u4e00-\u9fff]", backend.prompts[1][len(backend.prompts[0]):])
