@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .jsonish import dumps
 from .types import Args
 
 FINAL_TOOL = "Final Answer"
@@ -52,8 +53,11 @@ DIALECTS: dict[str, Dialect] = {
 }
 
 
+_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=2)  # built once, like jsonish.dumps's encoder
+
+
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value)
 
 
 def _single_value(args: Args) -> str | None:
@@ -87,7 +91,7 @@ def format_action(dialect: str, tool: str, args: Args, n: int = 1) -> str:
         return f"行动：{tool}\n行动输入：{_json(args)}"
     if dialect == "json":
         blob = {"action": tool, "action_input": args}
-        return "Action:\n```json\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"
+        return "Action:\n```json\n" + _INDENTED.encode(blob) + "\n```"
     if dialect == "call":
         if isinstance(args, str):
             inner = _json(args)
@@ -109,7 +113,7 @@ def format_final(dialect: str, answer: str, n: int = 1) -> str:
         return f"最终答案：{answer}"
     if dialect == "json":
         blob = {"action": FINAL_TOOL, "action_input": answer}
-        return "Action:\n```json\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"
+        return "Action:\n```json\n" + _INDENTED.encode(blob) + "\n```"
     if dialect == "paper":
         return f"Action {n}: Finish[{answer}]"
     raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")

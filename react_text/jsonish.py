@@ -548,6 +548,14 @@ def _too_deep(raw: str, max_depth: int) -> bool:
     return False
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, with the encoder built once (``json.dumps`` builds one a call when given options)."""
+    return _ENCODER.encode(value)
+
+
 def loads(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Read a whole string as one lenient value (only whitespace may follow)."""
     start = _WS.match(text, 0).end()

@@ -61,7 +61,6 @@ budget (``bench/parser_bench.py`` checks < 0.1 s of CPU per MB).
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -211,11 +210,27 @@ def _is_placeholder(value: str) -> bool:
 
 # --- tools ------------------------------------------------------------------------------
 def _fold(name: str) -> str:
+    return _fold_short(name) if len(name) <= 64 else _SEPARATORS.sub("", name.casefold())
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_short(name: str) -> str:
+    """``_fold`` of a short string, memoised: the same keys and tool names come back turn after turn."""
     return _SEPARATORS.sub("", name.casefold())
 
 
 def _clean_name(raw: str) -> str:
     """Strip what models wrap a name in: quotes, backticks, bold, trailing punctuation, ``functions.``."""
+    return _clean_short(raw) if len(raw) <= 64 else _clean(raw)
+
+
+@functools.lru_cache(maxsize=4096)
+def _clean_short(raw: str) -> str:
+    """``_clean`` of a short string, memoised: a turn cleans the same tool name several times, and so do its successors."""
+    return _clean(raw)
+
+
+def _clean(raw: str) -> str:
     s = raw.strip().lstrip(":：").strip().strip("`*\"'“”‘’ ").strip()
     s = s.rstrip(".,;:!?。，：").strip().strip("`*\"'“”‘’ ").strip()
     low = s.casefold()
@@ -254,6 +269,12 @@ def suggest_tool(name: str, names: Sequence[str]) -> Optional[str]:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
+def _suggest(name: str, names: tuple[str, ...]) -> Optional[str]:
+    """``suggest_tool`` memoised per tools tuple: a model repeats its misspelling turn after turn, and difflib is slow."""
+    return suggest_tool(name, names)
+
+
 @dataclass(frozen=True)
 class _Toolset:
     """The tools a turn may name, indexed for forgiving lookup."""
@@ -279,7 +300,7 @@ class _Toolset:
         return folded.get(name.casefold()) or keys.get(_fold(name))
 
     def suggest(self, name: str) -> Optional[str]:
-        return suggest_tool(name, self.names)
+        return _suggest(name, self.names) if len(name) <= _MAX_NAME else suggest_tool(name, self.names)
 
     def parameters(self, name: str) -> dict:
         schema = self.schemas.get(name) or {}
@@ -310,7 +331,7 @@ def _toolset(tools: Any) -> Optional[_Toolset]:
         return None
     if isinstance(tools, str):
         return _toolset_from_names((tools,))
-    if isinstance(tools, Mapping):
+    if not isinstance(tools, (list, tuple)) and isinstance(tools, Mapping):  # a list skips the slow ABC check
         return _Toolset(tuple(str(k) for k in tools), {str(k): v for k, v in tools.items() if isinstance(v, dict)})
     names: list[str] = []
     schemas: dict[str, dict] = {}
@@ -365,7 +386,7 @@ class _TurnError(Exception):
         self.no_tool = no_tool  # "Action: None": the model says it needs no tool
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Call:
     """A tool call before its name is resolved against the tools."""
 
@@ -378,7 +399,7 @@ class _Call:
     """The canonical tool, when the reader already checked the name."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Reading:
     """What the line walk found: calls, or a final answer, and where trust ends."""
 
@@ -399,6 +420,10 @@ class _Turn:
     JSON read raises ``blob_floor`` so the same text is never parsed twice:
     the work is linear in the turn's length.
     """
+
+    __slots__ = ("text", "ts", "voice", "limit", "repairs", "blob_floor", "resume", "thought_labels", "first_start",
+                 "final_end", "blob_thought", "stray_input", "blob_line", "stopped_at", "budget", "placeholder_err",
+                 "skip_floor", "echoes", "blob_failures")  # one is built per turn: no __dict__, faster attributes
 
     def __init__(self, text: str, ts: Optional[_Toolset], voice: feedback.Voice) -> None:
         self.text = text
@@ -957,6 +982,8 @@ class _Turn:
             raise _TurnError("placeholder", feedback.placeholder(self.voice, slot), slot_end)
         if text[p] in "{[" or text.startswith(("```", "<tool_call>"), p):
             return self.action_blob(start, p)
+        if _IDENT.fullmatch(slot):  # a bare name (the usual case) holds no bracket, colon or inline input label
+            return self.named_action(start, slot, slot_end, le)
         opener = _first_of(text, "([", p, slot_end)
         if opener >= 0 and self.call_name_ok(text[p:opener]):
             if text[opener] == "(" and self.input_label_below(le):
@@ -1286,7 +1313,7 @@ class _Turn:
                 kw[p] = value
             return kw
         self.add("raw_arguments")
-        parts = [raw for raw, _ in pos] + [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in got.keywords.items()]
+        parts = [raw for raw, _ in pos] + [f"{k}={jsonish.dumps(v)}" for k, v in got.keywords.items()]
         return ", ".join(parts)
 
     def paper(self, start: int, name_raw: str, opener: int, slot_end: int) -> Union[list, str]:
@@ -1437,6 +1464,8 @@ class _Turn:
 
     def thought(self, stop: int) -> Optional[str]:
         """The prose before ``stop``: skipped spans (echoes) cut out, ``Thought:`` labels removed."""
+        if not self.thought_labels:  # nothing skipped (the usual case): one slice
+            return _THOUGHT_LABEL.sub("", self.text[:stop]).strip() or None
         pieces = []
         prev = 0
         for start, end in sorted(self.thought_labels):
@@ -1572,7 +1601,7 @@ def _answer_from_args(args: Any) -> str:
                 args = next(iter(args.values()))
     if isinstance(args, str):
         return args
-    return json.dumps(args, ensure_ascii=False)
+    return jsonish.dumps(args)
 
 
 def _args_from_json(value: Any) -> tuple[Union[dict, str], bool]:
@@ -1591,7 +1620,7 @@ def _args_from_json(value: Any) -> tuple[Union[dict, str], bool]:
             if isinstance(decoded, dict):
                 return decoded, True
         return value, False
-    return json.dumps(value, ensure_ascii=False), False
+    return jsonish.dumps(value), False
 
 
 def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, depth: int = 0):
