@@ -500,18 +500,11 @@ class _Turn:
 
         With ``blobs`` (the walk) ``Thought:`` lines are not picked unless they may
         hold JSON: a thought is prose, and ``thought()`` finds its labels in one pass.
-        """
-        return self._lines(start, blobs, fence, blank, _PICK3 if blobs else _PICK3_ALL,
-                           _PICK1 if blobs else _PICK1_ALL)
-
-    def _lines(self, start: int, blobs: bool, fence: bool, blank: bool, pick3: frozenset,
-               pick1: frozenset) -> Iterator[int]:
-        """Offsets of the lines from line start ``start`` that may open with a label
-        (or, on request, hold a JSON action, be a fence, or be blank), in order.
 
         A chunk at a time, ``split`` and a comprehension of C-level tests pick
         them, so the lines that cannot matter cost no Python work each.
         """
+        pick3, pick1 = (_PICK3, _PICK1) if blobs else (_PICK3_ALL, _PICK1_ALL)
         text, limit = self.text, self.limit
         chunk_start = start
         while chunk_start < limit:
@@ -584,11 +577,15 @@ class _Turn:
 
     def first_char(self, i: int, end: int) -> int:
         """The first offset from ``i`` (before ``end``) that is not a space or tab."""
+        if i < end and self.text[i] not in " \t":  # nothing to skip (the usual case): no regex call
+            return i
         return _BLANKS.match(self.text, i, max(i, end)).end()
 
     def rstrip_end(self, start: int, end: int) -> int:
         """``end`` moved back over whitespace (not before ``start``), a window at a time."""
         text = self.text
+        if end > start and not text[end - 1].isspace():  # nothing to strip (the usual case): no copy
+            return end
         while end > start:
             window = text[max(start, end - 256):end]
             kept = window.rstrip()
@@ -1701,7 +1698,7 @@ def _resolve(turn: _Turn, calls: tuple[_Call, ...]) -> tuple[Action, ...]:
             raise _TurnError("no_action", feedback.no_action(turn.voice), call.end)
         if tool != call.name.strip():
             turn.add("tool_name")
-        actions.append(Action(tool=tool, args=call.args, span=(call.start, call.end)))
+        actions.append(Action(tool, call.args, (call.start, call.end)))
     return tuple(actions)
 
 
