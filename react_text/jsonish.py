@@ -153,6 +153,8 @@ class _Reader:
     def skip(self) -> bool:
         """Skip whitespace and comments; True when a line break was crossed."""
         text, n = self.text, self.n
+        if self.pos < n and not text[self.pos].isspace() and text[self.pos] != "/":
+            return False  # nothing to skip (the usual case): no regex call
         crossed = False
         while True:
             start = self.pos

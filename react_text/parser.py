@@ -174,6 +174,7 @@ _NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname", 
 _ARG_KEYS = ("actioninput", "toolinput", "actionvariables", "args", "arguments", "parameters", "params",
              "input", "kwargs", "argument")
 _THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "thinking")
+_LIST_KEYS = ("toolcalls", "actions", "calls", "functioncalls")
 _ANSWER_KEYS = ("answer", "finalanswer", "output", "text", "response", "result", "content", "value")
 
 # --- placeholders ---------------------------------------------------------------------
@@ -494,44 +495,60 @@ class _Turn:
         return self.limit
 
     def lines_from(self, start: int, *, blobs: bool = False, fence: bool = False,
-                   blank: bool = False) -> Iterator[int]:
+                   blank: bool = False) -> Iterable[int]:
         """Offsets of the lines from line start ``start`` that may open with a label
         (or, on request, hold a JSON action, be a fence, or be blank), in order.
 
         With ``blobs`` (the walk) ``Thought:`` lines are not picked unless they may
         hold JSON: a thought is prose, and ``thought()`` finds its labels in one pass.
-
-        A chunk at a time, ``split`` and a comprehension of C-level tests pick
-        them, so the lines that cannot matter cost no Python work each.
+        A turn that fits in one chunk (most do) gets a list, without a generator.
         """
-        pick3, pick1 = (_PICK3, _PICK1) if blobs else (_PICK3_ALL, _PICK1_ALL)
+        limit = self.limit
+        if start >= limit:
+            return []
+        if self.text.find("\n", min(start + _CHUNK, limit), limit) < 0:
+            return self.picked(start, limit, blobs, fence, blank)
+        return self.chunks(start, blobs, fence, blank)
+
+    def chunks(self, start: int, blobs: bool, fence: bool, blank: bool) -> Iterator[int]:
+        """``lines_from`` a chunk of about ``_CHUNK`` characters at a time, so a long turn is picked lazily."""
         text, limit = self.text, self.limit
         chunk_start = start
         while chunk_start < limit:
-            if blobs and self.blob_failures >= _MAX_BLOB_TRIES:
-                blobs = False  # a flood of JSON-looking lines: from here on only labels are read
             cut = text.find("\n", min(chunk_start + _CHUNK, limit), limit)
             chunk_end = limit if cut < 0 else cut
-            lines = text[chunk_start:chunk_end].split("\n")
-            if blobs:
-                picked = [k for k, line in enumerate(lines)
-                          if ((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in pick3 or h[:1] in pick1)
-                          or ("{" in line
-                              and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
-                                   or "{ " in line or "<tool_call>" in line))]
-            else:  # the first character rules most lines out before any other test
-                first = _FIRST_FENCE if fence else _FIRST
-                picked = [k for k, line in enumerate(lines)
-                          if line[:1] in first
-                          and (((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in pick3 or h[:1] in pick1)
-                               or (fence and line[:16].lstrip()[:3] == "```")
-                               or (blank and not line.strip()))]
-            line_no, offset = 0, chunk_start
-            for k in picked:
-                offset += sum(map(len, lines[line_no:k])) + (k - line_no)
-                line_no = k
-                yield offset
+            yield from self.picked(chunk_start, chunk_end, blobs, fence, blank)
             chunk_start = chunk_end + 1
+
+    def picked(self, start: int, end: int, blobs: bool, fence: bool, blank: bool) -> list[int]:
+        """``lines_from`` within the whole lines of ``text[start:end]``.
+
+        ``split`` and a comprehension of C-level tests pick them, so the lines
+        that cannot matter cost no Python work each.
+        """
+        if blobs and self.blob_failures >= _MAX_BLOB_TRIES:
+            blobs = False  # a flood of JSON-looking lines: from here on only labels are read
+        lines = self.text[start:end].split("\n")
+        if blobs:
+            picked = [k for k, line in enumerate(lines)
+                      if ((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in _PICK3 or h[:1] in _PICK1)
+                      or ("{" in line
+                          and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
+                               or "{ " in line or "<tool_call>" in line))]
+        else:  # the first character rules most lines out before any other test
+            first = _FIRST_FENCE if fence else _FIRST
+            picked = [k for k, line in enumerate(lines)
+                      if line[:1] in first
+                      and (((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in _PICK3_ALL or h[:1] in _PICK1_ALL)
+                           or (fence and line[:16].lstrip()[:3] == "```")
+                           or (blank and not line.strip()))]
+        offsets = []
+        line_no, offset = 0, start
+        for k in picked:
+            offset += sum(map(len, lines[line_no:k])) + (k - line_no)
+            line_no = k
+            offsets.append(offset)
+        return offsets
 
     def blob_start(self, i: int, le: int) -> int:
         """Where a JSON action may start on the line at ``i`` (-1 if nowhere).
@@ -1642,10 +1659,14 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
     if not isinstance(value, dict):
         return None
     keys = {_fold(str(k)): k for k in value}
-    thought = next((value[keys[k]] for k in _THOUGHT_KEYS if k in keys and isinstance(value[keys[k]], str)), None)
-    for list_key in ("toolcalls", "actions", "calls", "functioncalls"):
-        if list_key in keys and isinstance(value[keys[list_key]], list):
-            return _with_thought(_calls_from_json(value[keys[list_key]], ts, labelled=True, depth=depth + 1), thought)
+    thought = None
+    if not keys.keys().isdisjoint(_THOUGHT_KEYS):  # set tests first: most blobs hold no thought and no call list
+        thought = next((value[keys[k]] for k in _THOUGHT_KEYS if k in keys and isinstance(value[keys[k]], str)), None)
+    if not keys.keys().isdisjoint(_LIST_KEYS):
+        for list_key in _LIST_KEYS:
+            if list_key in keys and isinstance(value[keys[list_key]], list):
+                return _with_thought(_calls_from_json(value[keys[list_key]], ts, labelled=True, depth=depth + 1),
+                                     thought)
     name: Any = None
     name_key = None
     for k in _NAME_KEYS:
