@@ -554,7 +554,8 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 def dumps(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False)``, with the encoder built once (``json.dumps`` builds one a call when given options)."""
+    """``json.dumps(value, ensure_ascii=False)`` with one encoder built once (``json.dumps`` builds one
+    a call when given options)."""
     return _ENCODER.encode(value)
 
 

@@ -227,7 +227,7 @@ def _clean_name(raw: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _clean_short(raw: str) -> str:
-    """``_clean`` of a short string, memoised: a turn cleans the same tool name several times, and so do its successors."""
+    """``_clean`` of a short string, memoised: a turn cleans the same name several times, and so do the next turns."""
     return _clean(raw)
 
 
@@ -422,14 +422,16 @@ class _Turn:
     the work is linear in the turn's length.
     """
 
-    __slots__ = ("text", "ts", "voice", "limit", "repairs", "blob_floor", "resume", "thought_labels", "first_start",
-                 "final_end", "blob_thought", "stray_input", "blob_line", "stopped_at", "budget", "placeholder_err",
-                 "skip_floor", "echoes", "blob_failures")  # one is built per turn: no __dict__, faster attributes
+    # one is built per turn: no __dict__, faster attributes
+    __slots__ = ("text", "ts", "style", "_voice", "limit", "repairs", "blob_floor", "resume", "thought_labels",
+                 "first_start", "final_end", "blob_thought", "stray_input", "blob_line", "stopped_at", "budget",
+                 "placeholder_err", "skip_floor", "echoes", "blob_failures")
 
-    def __init__(self, text: str, ts: Optional[_Toolset], voice: feedback.Voice) -> None:
+    def __init__(self, text: str, ts: Optional[_Toolset], style: tuple[str, int, Optional[str]]) -> None:
         self.text = text
         self.ts = ts
-        self.voice = voice
+        self.style = style  # (dialect, n, lang) of the messages
+        self._voice: Optional[feedback.Voice] = None
         self.limit = _hard_end(text)
         self.repairs: list[str] = []
         self.blob_floor = 0
@@ -446,6 +448,13 @@ class _Turn:
         self.skip_floor = 0  # end of the echoed observation(s) a turn may open with
         self.echoes = 0  # echoed blocks skipped so far (bounded: a flood of them is not an echo)
         self.blob_failures = 0  # JSON-looking lines that were not JSON (bounded, like echoes)
+
+    @property
+    def voice(self) -> feedback.Voice:
+        """Who error messages speak to; built on first use, as most turns need no message."""
+        if self._voice is None:
+            self._voice = feedback.Voice(self.ts, *self.style)
+        return self._voice
 
     # --- lines and labels ---------------------------------------------------------
     def line_end(self, i: int) -> int:
@@ -1723,10 +1732,10 @@ def _resolve(turn: _Turn, calls: tuple[_Call, ...]) -> tuple[Action, ...]:
     return tuple(actions)
 
 
-def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) -> Step:
+def _step(text: str, ts: Optional[_Toolset], prose: str, style: tuple[str, int, Optional[str]]) -> Step:
     if not text or text.isspace():
-        return Step(text=text, error=FormatError("empty", feedback.empty(voice)), end=0)
-    turn = _Turn(text, ts, voice)
+        return Step(text=text, error=FormatError("empty", feedback.empty(feedback.Voice(ts, *style))), end=0)
+    turn = _Turn(text, ts, style)
 
     def done(end: int, **fields: Any) -> Step:
         repairs = list(turn.repairs)
@@ -1752,12 +1761,12 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) 
     thought = turn.thought(got.end)
     if thought is None:
         if turn.stopped_at is not None:  # the turn opens with an Observation or a new Question
-            return done(got.end, error=FormatError("no_action", feedback.untrusted(voice)))
-        return done(got.end, error=FormatError("empty", feedback.empty(voice)))
+            return done(got.end, error=FormatError("no_action", feedback.untrusted(turn.voice)))
+        return done(got.end, error=FormatError("empty", feedback.empty(turn.voice)))
     if _is_placeholder(thought):
-        return done(got.end, thought=thought, error=FormatError("placeholder", feedback.placeholder(voice, thought)))
+        return done(got.end, thought=thought, error=FormatError("placeholder", feedback.placeholder(turn.voice, thought)))
     if turn.stray_input:
-        return done(got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(voice)))
+        return done(got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(turn.voice)))
     stated = _stated_answer(thought)
     if stated is not None:
         turn.add("stated_answer")
@@ -1765,7 +1774,7 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, voice: feedback.Voice) 
     if prose == "final":
         turn.add("prose_as_final")
         return done(got.end, final_answer=thought)
-    return done(got.end, thought=thought, error=FormatError("no_action", feedback.no_action(voice)))
+    return done(got.end, thought=thought, error=FormatError("no_action", feedback.no_action(turn.voice)))
 
 
 def parse(
@@ -1798,8 +1807,8 @@ def parse(
         ts = _toolset(tools)
     except Exception as exc:  # a malformed tools argument is the caller's bug: say so
         raise TypeError(f"tools must be names or a name -> schema mapping: {exc}") from exc
-    voice = feedback.Voice(ts, dialect, n, lang)
     try:
-        return _step(text, ts, prose, voice)
+        return _step(text, ts, prose, (dialect, n, lang))
     except Exception as exc:  # a bug here must not take the agent down
+        voice = feedback.Voice(ts, dialect, n, lang)
         return Step(text=text, end=len(text), error=FormatError("internal", feedback.internal(voice, type(exc).__name__)))
