@@ -195,6 +195,9 @@ _PLACEHOLDER_FORMS = re.compile(
     r"|\{[A-Za-z_]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
 _PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
+# ASCII characters that can open a phrase (ignoring case, an ASCII letter matches only its two cases)
+_PHRASE_ASCII_STARTS = frozenset(c for p in _PLACEHOLDER_PHRASES if p[0].isascii()
+                                 for c in (p[0].lower(), p[0].upper()))
 
 
 def _is_placeholder(value: str) -> bool:
@@ -206,6 +209,8 @@ def _is_placeholder(value: str) -> bool:
         return False
     if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s):
         return True
+    if s[0].isascii() and s[0] not in _PHRASE_ASCII_STARTS:
+        return False  # no phrase starts so (most values): no regex call
     return _PLACEHOLDER_PHRASE.match(s) is not None  # echoed instructions start with the phrase
 
 
@@ -424,7 +429,7 @@ class _Turn:
 
     # one is built per turn: no __dict__, faster attributes
     __slots__ = ("text", "ts", "style", "_voice", "limit", "repairs", "blob_floor", "resume", "thought_labels",
-                 "first_start", "final_end", "blob_thought", "stray_input", "blob_line", "stopped_at", "budget",
+                 "first_start", "final_end", "blob_thought", "stray_input", "blob_line", "stopped_at", "_budget",
                  "placeholder_err", "skip_floor", "echoes", "blob_failures")
 
     def __init__(self, text: str, ts: Optional[_Toolset], style: tuple[str, int, Optional[str]]) -> None:
@@ -443,7 +448,7 @@ class _Turn:
         self.stray_input = False
         self.blob_line = 0
         self.stopped_at: Optional[int] = None
-        self.budget = jsonish.Budget(strict=2 * len(text) + 65536)
+        self._budget: Optional[jsonish.Budget] = None
         self.placeholder_err: Optional[_TurnError] = None  # an echoed format example, kept while a real step may follow
         self.skip_floor = 0  # end of the echoed observation(s) a turn may open with
         self.echoes = 0  # echoed blocks skipped so far (bounded: a flood of them is not an echo)
@@ -455,6 +460,13 @@ class _Turn:
         if self._voice is None:
             self._voice = feedback.Voice(self.ts, *self.style)
         return self._voice
+
+    @property
+    def budget(self) -> jsonish.Budget:
+        """What this turn may still spend on lenient JSON; built on first use, as many turns hold no JSON."""
+        if self._budget is None:
+            self._budget = jsonish.Budget(strict=2 * len(self.text) + 65536)
+        return self._budget
 
     # --- lines and labels ---------------------------------------------------------
     def line_end(self, i: int) -> int:
@@ -603,9 +615,12 @@ class _Turn:
 
     def first_char(self, i: int, end: int) -> int:
         """The first offset from ``i`` (before ``end``) that is not a space or tab."""
-        if i < end and self.text[i] not in " \t":  # nothing to skip (the usual case): no regex call
+        text = self.text
+        if i < end and text[i] not in " \t":  # nothing to skip: no regex call
             return i
-        return _BLANKS.match(self.text, i, max(i, end)).end()
+        if i + 1 < end and text[i] == " " and text[i + 1] not in " \t":  # one space, as after a label's colon
+            return i + 1
+        return _BLANKS.match(text, i, max(i, end)).end()
 
     def rstrip_end(self, start: int, end: int) -> int:
         """``end`` moved back over whitespace (not before ``start``), a window at a time."""
@@ -1488,7 +1503,7 @@ class _Turn:
     def thought(self, stop: int) -> Optional[str]:
         """The prose before ``stop``: skipped spans (echoes) cut out, ``Thought:`` labels removed."""
         if not self.thought_labels:  # nothing skipped (the usual case): one slice
-            return _THOUGHT_LABEL.sub("", self.text[:stop]).strip() or None
+            return _strip_thought_labels(self.text[:stop]).strip() or None
         pieces = []
         prev = 0
         for start, end in sorted(self.thought_labels):
@@ -1499,7 +1514,7 @@ class _Turn:
             prev = max(prev, end)
         if prev < stop:
             pieces.append(self.text[prev:stop])
-        joined = _THOUGHT_LABEL.sub("", "".join(pieces)).strip()
+        joined = _strip_thought_labels("".join(pieces)).strip()
         return joined or None
 
 
@@ -1533,8 +1548,21 @@ def _stated_answer(thought: str) -> Optional[str]:
     return answer or None
 
 
+def _strip_thought_labels(text: str) -> str:
+    """``text`` without the ``Thought:`` labels that open its lines.
+
+    A one-line thought (trailing newlines aside) can hold a label only at its
+    start: one anchored match instead of a scan of every offset."""
+    if "\n" in text.rstrip("\n"):
+        return _THOUGHT_LABEL.sub("", text)
+    m = _THOUGHT_LABEL.match(text)
+    return text if m is None else text[m.end():]
+
+
 def _has_text(text: str, start: int) -> bool:
     """Whether anything but whitespace follows ``start`` (without copying the tail)."""
+    if start < len(text) and not text[start].isspace():  # the usual answer, without a regex call
+        return True
     return _ANY_SPACE.match(text, start).end() < len(text)
 
 
@@ -1551,6 +1579,8 @@ def _opens_value(text: str, pos: int, limit: int) -> bool:
 
 def _midline_stop(text: str, p: int, le: int) -> int:
     """Where a terminator label written mid-line cuts a bare input (``le`` if none)."""
+    if _MIDLINE_RE.search(text, p, le) is None:  # no terminator word on the line (the usual case)
+        return le
     for tries, m in enumerate(_MIDLINE_RE.finditer(text, p, le)):
         if tries >= 16:
             break
