@@ -109,11 +109,25 @@ _LABEL_KINDS = (
 _DECORATION = r"[ \t>#*_\-]{0,12}"
 _DECORATION_CHARS = " \t>#*_-"
 _AFTER_WORD = r"[ \t]{0,4}\d{0,4}[ \t]{0,4}[*_]{0,3}[ \t]{0,2}[:：]"
-_LABEL = re.compile(
-    _DECORATION + "(?:" + "|".join(f"(?P<{k}>{p})" for k, p in _LABEL_KINDS) + ")" + _AFTER_WORD + r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?",
-    re.IGNORECASE,
-)
+_LABEL_END = r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?"
 _LABEL_STARTS = frozenset("aAtToOqQfFiIhHuU[行动操思想观结问最答输参")
+
+
+def _label_pattern(first: str) -> re.Pattern:
+    """The label pattern for a line whose label word starts with ``first``: only the words that start so.
+
+    A label word starts right after the decoration (no word starts with a
+    decoration character), so the other words cannot match there; leaving them
+    out saves trying each, and the order of the rest is kept."""
+    groups = []
+    for kind, words in _LABEL_KINDS:
+        kept = [w for w in words.split("|") if w[0].lower() == first.lower()]
+        if kept:
+            groups.append(f"(?P<{kind}>{'|'.join(kept)})")
+    return re.compile(_DECORATION + "(?:" + "|".join(groups) + ")" + _AFTER_WORD + _LABEL_END, re.IGNORECASE)
+
+
+_LABEL_BY_FIRST = {c: _label_pattern(c) for c in _LABEL_STARTS if c != "["}
 # First three letters (lowercased) of every label, and first characters of the Chinese ones,
 # for the per-line filter; the walk leaves out thoughts (思考, 想法, thought, thinking).
 _PICK3_ALL = frozenset({"act", "too", "arg", "inp", "fin", "ans", "obs", "que", "new", "hum", "use", "tho", "thi",
@@ -491,7 +505,7 @@ class _Turn:
             if m is None:
                 return None
             return _BRACKET_KINDS[_SEPARATORS.sub("", m.group(1).casefold())], m.end()
-        m = _LABEL.match(self.text, i, le)
+        m = _LABEL_BY_FIRST[head[0]].match(self.text, i, le)
         if m is None:
             return None
         return m.lastgroup or "", m.end()
