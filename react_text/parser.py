@@ -345,12 +345,25 @@ def _toolset_from_names(names: tuple[str, ...]) -> _Toolset:
     return _Toolset(names)
 
 
+@functools.lru_cache(maxsize=256)
+def _toolset_from_items(items: tuple) -> Optional[_Toolset]:
+    """The toolset of a list of names seen before, with no per-item checks; None when an item is no name."""
+    return _toolset_from_names(items) if all(isinstance(item, str) for item in items) else None
+
+
 def _toolset(tools: Any) -> Optional[_Toolset]:
     """Normalise ``tools``: names, a name -> schema mapping, Tool objects or OpenAI tool dicts."""
     if tools is None:
         return None
     if isinstance(tools, str):
         return _toolset_from_names((tools,))
+    if type(tools) is list or type(tools) is tuple:  # the usual argument: names
+        try:
+            ts = _toolset_from_items(tuple(tools))
+        except TypeError:  # an unhashable item (a dict): read below
+            ts = None
+        if ts is not None:
+            return ts
     if not isinstance(tools, (list, tuple)) and isinstance(tools, Mapping):  # a list skips the slow ABC check
         return _Toolset(tuple(str(k) for k in tools), {str(k): v for k, v in tools.items() if isinstance(v, dict)})
     names: list[str] = []
