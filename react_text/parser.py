@@ -146,7 +146,24 @@ _BRACKET_LABEL = re.compile(
     re.IGNORECASE)
 _BRACKET_KINDS = {"finalanswer": "final", "action": "action", "thought": "thought", "observation": "observation",
                   "question": "question"}
-_BLOB_HEADS = frozenset("{[`")
+
+
+def _cased(word: str) -> str:
+    """``word`` as a pattern matching it in any ASCII case (what ``.lower()`` folds, and no more)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+# The walk's line filter as one pattern: within its first 16 characters, after decoration, a line
+# opens with the first three letters of a label (any case; thoughts left out) or a Chinese label's
+# first character; or it holds a "{" and opens with "{", "[" or "`" (after blanks and ">" in its
+# first 64), or holds '{"', "{'", "{ " or "<tool_call>". A lookahead after each newline: the scan
+# for "\n" runs in C, and each line start costs a few tries, each linear in that line.
+_WALK_LINE = ("(?=" + r"[ \t>#*_\-]{0,13}(?:" + "|".join(map(_cased, sorted(_PICK3))) + ")"
+              + r"|[ \t>#*_\-]{0,15}[" + "".join(sorted(_PICK1)) + "]"
+              + r"|(?=[^\n]*\{)(?:[ \t>]{0,63}[{\[`]|[^\n]*<tool_call>)"
+              + r"""|[^\n]*\{["' ])""")
+_WALK_FIRST = re.compile(_WALK_LINE)
+_WALK_NEXT = re.compile("\n" + _WALK_LINE)
 _CHUNK = 8192
 _NON_SPACE = re.compile(r"[ \t\r\n\f\v]*")
 _BLANKS = re.compile(r"[ \t]*")
@@ -571,25 +588,21 @@ class _Turn:
     def picked(self, start: int, end: int, blobs: bool, fence: bool, blank: bool) -> list[int]:
         """``lines_from`` within the whole lines of ``text[start:end]``.
 
-        ``split`` and a comprehension of C-level tests pick them, so the lines
-        that cannot matter cost no Python work each.
+        The walk's lines are found by one pattern (``_WALK_LINE``); otherwise
+        ``split`` and a comprehension of C-level tests pick them. Either way the
+        lines that cannot matter cost no Python work each.
         """
-        if blobs and self.blob_failures >= _MAX_BLOB_TRIES:
-            blobs = False  # a flood of JSON-looking lines: from here on only labels are read
-        lines = self.text[start:end].split("\n")
-        if blobs:
-            picked = [k for k, line in enumerate(lines)
-                      if ((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in _PICK3 or h[:1] in _PICK1)
-                      or ("{" in line
-                          and (line[:64].lstrip(" \t>")[:1] in _BLOB_HEADS or '{"' in line or "{'" in line
-                               or "{ " in line or "<tool_call>" in line))]
-        else:  # the first character rules most lines out before any other test
-            first = _FIRST_FENCE if fence else _FIRST
-            picked = [k for k, line in enumerate(lines)
-                      if line[:1] in first
-                      and (((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in _PICK3_ALL or h[:1] in _PICK1_ALL)
-                           or (fence and line[:16].lstrip()[:3] == "```")
-                           or (blank and not line.strip()))]
+        text = self.text
+        if blobs and self.blob_failures < _MAX_BLOB_TRIES:  # else a flood of JSON-looking lines: labels only
+            first = [start] if _WALK_FIRST.match(text, start, end) else []
+            return first + [m.start() + 1 for m in _WALK_NEXT.finditer(text, start, end)]
+        lines = text[start:end].split("\n")
+        first_chars = _FIRST_FENCE if fence else _FIRST  # the first character rules most lines out
+        picked = [k for k, line in enumerate(lines)
+                  if line[:1] in first_chars
+                  and (((h := line[:16].lstrip(_DECORATION_CHARS))[:3].lower() in _PICK3_ALL or h[:1] in _PICK1_ALL)
+                       or (fence and line[:16].lstrip()[:3] == "```")
+                       or (blank and not line.strip()))]
         offsets = []
         line_no, offset = 0, start
         for k in picked:
