@@ -526,19 +526,25 @@ class _Turn:
         """(kind, content start) when the line starting at ``i`` opens with a label."""
         if i >= self.limit:
             return None
+        text = self.text
         le = self.line_end(i) if end is None else end
-        head = self.text[i:min(le, i + 16)].lstrip(_DECORATION_CHARS)
-        if not head or head[0] not in _LABEL_STARTS:  # cheap first-letter filter
-            return None
-        if head[0] == "[":  # Semantic Kernel's "[ACTION]", "[FINAL ANSWER]"
-            m = _BRACKET_LABEL.match(self.text, i, le)
-            if m is None:
-                return None
-            return _BRACKET_KINDS[_SEPARATORS.sub("", m.group(1).casefold())], m.end()
-        m = _LABEL_BY_FIRST[head[0]].match(self.text, i, le)
+        first = text[i] if i < le else ""
+        if first in _DECORATION_CHARS:  # markdown in front: the first letter after it (within 16 characters)
+            first = text[i:min(le, i + 16)].lstrip(_DECORATION_CHARS)[:1]
+        pattern = _LABEL_BY_FIRST.get(first)  # cheap first-letter filter
+        if pattern is None:
+            return self.bracket_label(i, le) if first == "[" else None
+        m = pattern.match(text, i, le)
         if m is None:
             return None
         return m.lastgroup or "", m.end()
+
+    def bracket_label(self, i: int, le: int) -> Optional[tuple[str, int]]:
+        """Semantic Kernel's "[ACTION]", "[FINAL ANSWER]" as a label."""
+        m = _BRACKET_LABEL.match(self.text, i, le)
+        if m is None:
+            return None
+        return _BRACKET_KINDS[_SEPARATORS.sub("", m.group(1).casefold())], m.end()
 
     def is_fence(self, i: int, le: int) -> bool:
         return self.text.startswith("```", self.first_char(i, min(le, i + 12)))
