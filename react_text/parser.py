@@ -233,6 +233,9 @@ _PHRASE_ASCII_STARTS = frozenset(c for p in _PLACEHOLDER_PHRASES if p[0].isascii
 
 def _is_placeholder(value: str) -> bool:
     """True when ``value`` is a template instruction echoed back rather than content."""
+    first = value[:1]
+    if first.isascii() and first.isalnum() and first not in _PHRASE_ASCII_STARTS:
+        return False  # nothing to strip, and neither a form nor a phrase starts so (most values)
     if len(value) > 400:
         return False
     s = value.strip().strip("`\"'*").strip()
