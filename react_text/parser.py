@@ -987,6 +987,8 @@ class _Turn:
 
     def after_action(self, end: int) -> Optional[int]:
         """Line start of the next candidate right after an action, or None when the actions are over."""
+        if end >= self.limit:  # the action ends the turn (often)
+            return None
         text = self.text
         le = self.line_end(end)
         if text[end:le].strip():
@@ -1552,6 +1554,8 @@ class _Turn:
     def thought(self, stop: int) -> Optional[str]:
         """The prose before ``stop``: skipped spans (echoes) cut out, ``Thought:`` labels removed."""
         if not self.thought_labels:  # nothing skipped (the usual case): one slice
+            if stop <= 0:  # a blob at the very start
+                return None
             return _strip_thought_labels(self.text[:stop]).strip() or None
         pieces = []
         prev = 0
@@ -1817,9 +1821,9 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, style: tuple[str, int, 
     turn = _Turn(text, ts, style)
 
     def done(end: int, **fields: Any) -> Step:
-        repairs = list(turn.repairs)
+        repairs = turn.repairs
         if _has_text(text, end) and "dropped_tail" not in repairs:
-            repairs.append("dropped_tail")
+            repairs = [*repairs, "dropped_tail"]
         return Step(text=text, repairs=tuple(repairs), end=end, **fields)
 
     try:
