@@ -260,3 +260,38 @@ def test_a_sentence_in_the_tool_slot_is_never_an_action(sentence: str) -> None:
     # without tools a name of words is accepted (crewAI's "Ask question to coworker"), a sentence is not
     step = parse(f"Thought: ok\nAction: I will {sentence}\nAction Input: 2+2")
     assert step.error is not None
+
+
+def _walk_line_rule(line: str) -> bool:
+    """The walk's line filter written out line by line (what ``_WALK_LINE`` must agree with)."""
+    from react_text.parser import _DECORATION_CHARS, _PICK1, _PICK3
+
+    head = line[:16].lstrip(_DECORATION_CHARS)
+    if head[:3].lower() in _PICK3 or head[:1] in _PICK1:
+        return True
+    return "{" in line and (line[:64].lstrip(" \t>")[:1] in ("{", "[", "`") or '{"' in line or "{'" in line
+                            or "{ " in line or "<tool_call>" in line)
+
+
+WALK_WORDS = ["act", "ACT", "Ans", "tho", "too", "[fi", "[Th", "inp", "obs", "que", "use", "new", "hum", "arg",
+              "fin", "行动", "思考", "观察", "最终", "{", '{"', "{ ", "[{", "`{", "<tool_call>{", "x{'", "K", "\u212a"]
+WALK_PIECES = WALK_WORDS + list(" \t>#*_-{}[]`\"'<>\r\u3000x\u0130\u0131\u017f") + ["<tool_call>", "```"]
+# a line: a run of decoration whose length is often near the 16 and 64 character windows, a word, then more
+walk_line = st.builds(lambda n, c, word, rest: c * n + word + rest,
+                      st.one_of(st.integers(11, 17), st.integers(60, 66), st.integers(0, 70)),
+                      st.sampled_from(" \t>#*_-"), st.sampled_from(WALK_WORDS),
+                      st.lists(st.sampled_from(WALK_PIECES), max_size=6).map("".join))
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(walk_line, max_size=6).map("\n".join))
+def test_the_walk_picks_the_lines_its_rule_names(text: str) -> None:
+    from react_text.parser import _Turn
+
+    turn = _Turn(text, None, ("classic", 1, None))
+    offsets, expected = 0, []
+    for line in text[:turn.limit].split("\n"):
+        if offsets < turn.limit and _walk_line_rule(line):
+            expected.append(offsets)
+        offsets += len(line) + 1
+    assert list(turn.lines_from(0, blobs=True)) == expected
