@@ -343,6 +343,8 @@ class _Toolset:
         return _suggest(name, self.names) if len(name) <= _MAX_NAME else suggest_tool(name, self.names)
 
     def parameters(self, name: str) -> dict:
+        if not self.schemas:  # names only (the usual toolset): nothing is declared
+            return {}
         schema = self.schemas.get(name) or {}
         if isinstance(schema.get("function"), dict):
             schema = schema["function"]
