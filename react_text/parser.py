@@ -1781,7 +1781,7 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
                 args, decoded = _args_from_json(value[only_key])
                 return [(str(only_key), args, thought, decoded)]
         return None
-    arg_key = next((k for k in _ARG_KEYS if k in keys), None)
+    arg_key = next(filter(keys.__contains__, _ARG_KEYS), None)
     known = ts is not None and ts.lookup(_clean_name(name)) is not None
     if arg_key is not None:
         args_source: Any = value[keys[arg_key]]
@@ -1790,7 +1790,7 @@ def _calls_from_json(value: Any, ts: Optional[_Toolset], *, labelled: bool, dept
     else:  # {"action": "search", "query": "x"}: the other keys are the arguments
         args_source = {k: v for k, v in value.items()
                        if _fold(str(k)) not in (name_key, "type", "id", *_THOUGHT_KEYS)}
-    if _is_final_name(_clean_name(name)) and not known:
+    if not known and _is_final_name(_clean_name(name)):
         return (args_source if args_source is not None else "", thought)
     args, decoded = _args_from_json(args_source)
     return [(name, args, thought, decoded)]
