@@ -658,6 +658,8 @@ class _Turn:
 
     def skip_blank_lines(self, i: int) -> int:
         """Start of the first non-blank line at or after line start ``i`` (``limit`` if none)."""
+        if i < self.limit and self.text[i] not in " \t\r\n\f\v":  # not blank (the usual case): no regex call
+            return i
         q = _NON_SPACE.match(self.text, i, self.limit).end()
         if q >= self.limit:
             return self.limit
