@@ -91,8 +91,9 @@ MAX_ACTIONS = 32
 _MAX_NAME = 100  # longer "tool names" are sentences: no folding or fuzzy matching on them
 # Linear time comes from the design: lines are found with str.find, every
 # pattern is anchored with bounded, un-nested quantifiers or is a single
-# character class, and JSON nesting is capped. (No regex timeout: its clock
-# checks cost far more than these matches, up to milliseconds a call.)
+# character class (the walk's line filter looks ahead within one line, once a
+# line), and JSON nesting is capped. (No regex timeout: its clock checks cost
+# far more than these matches, up to milliseconds a call.)
 
 # --- labels -----------------------------------------------------------------------
 # Labels are matched only at a line start. Every quantifier is bounded and none
