@@ -1825,11 +1825,12 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, style: tuple[str, int, 
         return Step(text=text, error=FormatError("empty", feedback.empty(feedback.Voice(ts, *style))), end=0)
     turn = _Turn(text, ts, style)
 
-    def done(end: int, **fields: Any) -> Step:
+    def done(end: int, thought: Optional[str] = None, actions: tuple[Action, ...] = (),
+             final_answer: Optional[str] = None, error: Optional[FormatError] = None) -> Step:
         repairs = turn.repairs
         if _has_text(text, end) and "dropped_tail" not in repairs:
             repairs = [*repairs, "dropped_tail"]
-        return Step(text=text, repairs=tuple(repairs), end=end, **fields)
+        return Step(text, thought, actions, final_answer, error, tuple(repairs), end)  # positional: cheaper
 
     try:
         got = turn.read()
