@@ -1619,7 +1619,9 @@ def _strip_thought_labels(text: str) -> str:
 
 def _has_text(text: str, start: int) -> bool:
     """Whether anything but whitespace follows ``start`` (without copying the tail)."""
-    if start < len(text) and not text[start].isspace():  # the usual answer, without a regex call
+    if start >= len(text):  # the usual answers, without a regex call
+        return False
+    if not text[start].isspace():
         return True
     return _ANY_SPACE.match(text, start).end() < len(text)
 
