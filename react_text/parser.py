@@ -227,9 +227,11 @@ _PLACEHOLDER_FORMS = re.compile(
     r"|\{[A-Za-z_]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
 _PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
-# ASCII characters that can open a phrase (ignoring case, an ASCII letter matches only its two cases)
+# ASCII characters, and pairs (lowercased), that can open a phrase: ignoring case, an ASCII
+# character matches only its own two cases
 _PHRASE_ASCII_STARTS = frozenset(c for p in _PLACEHOLDER_PHRASES if p[0].isascii()
                                  for c in (p[0].lower(), p[0].upper()))
+_PHRASE_ASCII_PAIRS = frozenset(p[:2].lower() for p in _PLACEHOLDER_PHRASES if p[:2].isascii())
 
 
 def _is_placeholder(value: str) -> bool:
@@ -244,7 +246,7 @@ def _is_placeholder(value: str) -> bool:
         return False
     if s[0] in ".…$<{[" and _PLACEHOLDER_FORMS.fullmatch(s):
         return True
-    if s[0].isascii() and s[0] not in _PHRASE_ASCII_STARTS:
+    if s[:2].isascii() and s[:2].lower() not in _PHRASE_ASCII_PAIRS:
         return False  # no phrase starts so (most values): no regex call
     return _PLACEHOLDER_PHRASE.match(s) is not None  # echoed instructions start with the phrase
 
