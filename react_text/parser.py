@@ -227,18 +227,15 @@ _PLACEHOLDER_FORMS = re.compile(
     r"|\{[A-Za-z_]{1,40}\}|\[[A-Za-z_ ,]{1,400}\]"
 )
 _PLACEHOLDER_PHRASE = re.compile("|".join(map(re.escape, _PLACEHOLDER_PHRASES)), re.IGNORECASE)
-# ASCII characters, and pairs (lowercased), that can open a phrase: ignoring case, an ASCII
-# character matches only its own two cases
-_PHRASE_ASCII_STARTS = frozenset(c for p in _PLACEHOLDER_PHRASES if p[0].isascii()
-                                 for c in (p[0].lower(), p[0].upper()))
+# The ASCII pairs (lowercased) that open a phrase: ignoring case, an ASCII character matches only its two cases
 _PHRASE_ASCII_PAIRS = frozenset(p[:2].lower() for p in _PLACEHOLDER_PHRASES if p[:2].isascii())
 
 
 def _is_placeholder(value: str) -> bool:
     """True when ``value`` is a template instruction echoed back rather than content."""
-    first = value[:1]
-    if first.isascii() and first.isalnum() and first not in _PHRASE_ASCII_STARTS:
-        return False  # nothing to strip, and neither a form nor a phrase starts so (most values)
+    head = value[:2]
+    if head[:1].isalnum() and head.isascii() and head.lower() not in _PHRASE_ASCII_PAIRS:
+        return False  # nothing to strip in front, and neither a form nor a phrase starts so (most values)
     if len(value) > 400:
         return False
     s = value.strip().strip("`\"'*").strip()
