@@ -382,7 +382,7 @@ def _toolset(tools: Any) -> Optional[_Toolset]:
     if type(tools) is list or type(tools) is tuple:  # the usual argument: names
         try:
             ts = _toolset_from_items(tuple(tools))
-        except TypeError:  # an unhashable item (a dict): read below
+        except Exception:  # an unhashable item (a dict) cannot be looked up: read below
             ts = None
         if ts is not None:
             return ts
