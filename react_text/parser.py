@@ -311,7 +311,7 @@ def suggest_tool(name: str, names: Sequence[str]) -> Optional[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _suggest(name: str, names: tuple[str, ...]) -> Optional[str]:
-    """``suggest_tool`` memoised per tools tuple: a model repeats its misspelling turn after turn, and difflib is slow."""
+    """``suggest_tool`` memoised per tools tuple: a model repeats its misspelling, and difflib is slow."""
     return suggest_tool(name, names)
 
 
@@ -1854,7 +1854,8 @@ def _step(text: str, ts: Optional[_Toolset], prose: str, style: tuple[str, int, 
             return done(got.end, error=FormatError("no_action", feedback.untrusted(turn.voice)))
         return done(got.end, error=FormatError("empty", feedback.empty(turn.voice)))
     if _is_placeholder(thought):
-        return done(got.end, thought=thought, error=FormatError("placeholder", feedback.placeholder(turn.voice, thought)))
+        message = feedback.placeholder(turn.voice, thought)
+        return done(got.end, thought=thought, error=FormatError("placeholder", message))
     if turn.stray_input:
         return done(got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(turn.voice)))
     stated = _stated_answer(thought)
