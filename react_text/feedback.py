@@ -136,6 +136,17 @@ def no_action(v: Voice) -> str:
             + f"\n{v.final()}")
 
 
+def answer_or_action(v: Voice, said: str) -> str:
+    """For a one-line thought written after an observation: the model's own sentence under the
+    answer label, then the action format. A small model that states its answer in prose copies the
+    repaired line it is shown; a generic "Final Answer: ..." it copies as "...", or not at all."""
+    return (v.say("I found no action and no final answer. If that sentence is your answer, write it after the label:",
+                  "没有找到行动，也没有最终答案。如果这句话就是你的答案，请写在标签后面：")
+            + f"\n{format_final(v.dialect, said, v.n)}\n"
+            + v.say("Otherwise write one action, e.g.", "否则请写一个行动，例如：")
+            + f"\n{v.action()}")
+
+
 def unknown_tool(v: Voice, name: str, suggestion: Optional[str], given: Any = None) -> str:
     if v.tools is None or not v.tools.names:
         return v.say(f"There are no tools, so \"{_q(name)}\" cannot run. Give your answer:",

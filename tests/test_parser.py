@@ -601,6 +601,7 @@ def test_paper_json_may_hold_a_bracket_in_a_string_and_span_lines() -> None:
     ("I multiplied them. So the final answer is: $\\boxed{5}$", "5"),
     ("Thus, the final answer is **Ottawa**.", "Ottawa"),
     (" 计算完成。最终答案是 42。", "42"),
+    (" 这个转换是正确的，所以 Final Answer 是 16.09 km。", "16.09 km"),
 ])
 def test_a_stated_final_answer_is_the_answer(turn: str, answer: str) -> None:
     # A model shown only call demos never saw a "Final Answer:" label and states its answer instead.
@@ -616,3 +617,16 @@ def test_a_stated_final_answer_is_the_answer(turn: str, answer: str) -> None:
 def test_final_answer_words_inside_a_sentence_are_not_an_answer(turn: str) -> None:
     step = parse(turn, ["search"])
     assert step.final_answer is None and step.error is not None and step.error.code == "no_action"
+
+
+def test_a_prose_sentence_after_the_first_turn_is_offered_back_as_the_answer() -> None:
+    # Shown its own sentence under the label, a small model copies that line; "Final Answer: ..." it copies as "...".
+    said = "The weather in Oslo right now is not available."
+    later = parse(" " + said, ["search"], n=2)
+    assert later.error.code == "no_action" and f"Final Answer: {said}" in later.error.message
+    assert "Action: search" in later.error.message  # the other way out stays open
+    assert f"最终答案：{said}" in parse(" " + said, ["search"], n=2, dialect="zh").error.message
+    first = parse(" " + said, ["search"], n=1)  # before any observation: no answer is offered
+    assert first.error.code == "no_action" and said not in first.error.message
+    long_plan = parse(" I will search.\nThen I will compute it.", ["search"], n=2)
+    assert "I will search" not in long_plan.error.message
