@@ -347,12 +347,12 @@ def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
                 found.add(raw.replace(",", "").rstrip("."))
     return frozenset(found)
 
+
 def prompt_language(template: Any, question: str) -> str:
     """The language a prompt rendered from ``template`` speaks for ``question``: the question's when
     the template words its instructions by ``question_language`` (the built-ins do), else the
     template's own. Corrections are written in it, so a Chinese question under ``classic`` gets
     Chinese corrections, as its Chinese instructions and episodes."""
-    own = getattr(template, "language", None) or "en"
     if "question_language" in (getattr(template, "source", "") or ""):
         return question_language(question)
-    return own
+    return getattr(template, "language", None) or "en"

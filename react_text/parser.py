@@ -1580,11 +1580,11 @@ class _Turn:
 # never saw a "Final Answer:" label (a prompt of call demos only) states its answer this way, and
 # repeats it word for word after a format error. Only the words "final answer" count: "the answer
 # is ..." is too often the start of a plan.
+_SENTENCE_MAX = 300
+"""A one-line thought up to this long, written after an observation, is offered back as the answer."""
 _STATED = re.compile(r"final[ \t]+answer[ \t]+is[ \t]*[:：]?[ \t]*(?P<en>[^\n]+)|"
                      r"(?:最终答案|final[ \t]*answer)[ \t]*(?:是|为)[ \t]*[:：]?[ \t]*(?P<zh>[^\n]+)",
                      re.IGNORECASE)
-_SENTENCE_MAX = 300
-"""A one-line thought up to this long, written after an observation, is offered back as the answer."""
 _STATED_LEAD = re.compile(r"(?:(?:so|thus|therefore|hence|and)[,，]?\s*)?(?:the)?", re.IGNORECASE)
 _BOXED = re.compile(r"^\$*\s*\\boxed\{(.+)\}\s*\$*$")
 

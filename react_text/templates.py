@@ -782,4 +782,3 @@ def _render_guarded(compiled: Any, context: dict[str, Any], path: Path, limits: 
         return render_limited(compiled, context, str(path), limits)
     except SandboxError as exc:
         raise TemplateError(exc.reason, path, exc.line) from None
-
