@@ -30,10 +30,10 @@ from typing import Sequence
 
 from react_text.backends.base import BackendError
 from react_text.backends.llama_cpp import LlamaCppBackend
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits
-from react_text.templates import load_template
-from react_text.tools import tool
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
 from react_text.trace import read_trace
 from react_text.types import Completion
 

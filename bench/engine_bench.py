@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 from react_text.backends.llama_cpp import LlamaCppBackend
-from react_text.builtin_tools import calculator, search_files
-from react_text.loop import Agent, Limits
-from react_text.models import DEFAULT_MODEL
-from react_text.suites import builtin_corpus_dir
-from react_text.templates import load_template
+from react_text.tools.builtins import calculator, search_files
+from react_text.agent.loop import Agent, Limits
+from react_text.catalog import DEFAULT_MODEL
+from react_text.eval.suites import builtin_corpus_dir
+from react_text.prompting.templates import load_template
 from react_text.trace import prompts_from_events, read_trace
 
 QUESTION = ("Search the documents for the population of the town of Varnholt at the 2023 census, "

@@ -31,8 +31,8 @@ import time
 from typing import Any
 
 from react_text import tool_calls
-from react_text.suites import load_suite
-from react_text.suite_tools import SUITE_TOOLS
+from react_text.eval.suites import load_suite
+from react_text.eval.suite_tools import SUITE_TOOLS
 
 BASELINE = (
     "You are given a question and a set of functions.\n"

@@ -32,11 +32,11 @@ import time
 from dataclasses import dataclass
 
 from react_text import parse
-from react_text.builtin_tools import default_tools
-from react_text.dialects import DIALECTS
-from react_text.grammar import build_grammar, grammar_matches
-from react_text.models import resolve_model
-from react_text.templates import load_template
+from react_text.tools.builtins import default_tools
+from react_text.protocol.dialects import DIALECTS
+from react_text.grammar.gbnf import build_grammar, grammar_matches
+from react_text.catalog import resolve_model
+from react_text.prompting.templates import load_template
 
 QUESTIONS = (
     "What is 17 * 23?",

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from react_text.parser import parse  # noqa: E402
+from react_text.protocol.parser import parse  # noqa: E402
 
 MB = 1_000_000
 QUESTION = "What is 37 * 91 + 12?"
@@ -52,9 +52,9 @@ def child_peak_rss(argv: list[str], timeout_s: float) -> tuple[float, float, int
 
 def rss_table(timeout_s: float) -> list[str]:
     from react_text.backends.fake_server import FakeCompletionServer
-    from react_text.models import list_models
+    from react_text.catalog import list_models
 
-    run = [sys.executable, "-m", "react_text.cli", "run", QUESTION, "--max-steps", "3", "--max-turn-tokens", "64",
+    run = [sys.executable, "-m", "react_text.cli.main", "run", QUESTION, "--max-steps", "3", "--max-turn-tokens", "64",
            "--json", "--trace", os.devnull]
     rows = [("python -c 'import react_text'", [sys.executable, "-c", "import react_text"])]
     with FakeCompletionServer(latency_s=0.01, slots=1) as fake:

@@ -23,11 +23,11 @@ import sys
 import time
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.calling import ToolCall, call_tools
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits
-from react_text.templates import load_template
-from react_text.tools import tool
+from react_text.tools.calling import ToolCall, call_tools
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
 
 NAMES = ("weather", "stock", "news")
 

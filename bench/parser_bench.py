@@ -31,7 +31,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from react_text.parser import parse  # noqa: E402
+from react_text.protocol.parser import parse  # noqa: E402
 
 MB = 1_000_000
 TURNS_PER_S_TARGET = 50_000

@@ -21,12 +21,12 @@ import sys
 from pathlib import Path
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.compare import CompareSpec, load_results, run_compare, sample_tasks
-from react_text.loop import Agent
-from react_text.models import DEFAULT_MODEL, resolve_model
-from react_text.suites import BUILTIN_TOOLS, load_suite
-from react_text.templates import load_template
-from react_text.toolbox import TOOLBOX, toolbox_tools
+from react_text.eval.compare import CompareSpec, load_results, run_compare, sample_tasks
+from react_text.agent.loop import Agent
+from react_text.catalog import DEFAULT_MODEL, resolve_model
+from react_text.eval.suites import BUILTIN_TOOLS, load_suite
+from react_text.prompting.templates import load_template
+from react_text.eval.toolbox import TOOLBOX, toolbox_tools
 
 SUITE = str(Path(__file__).resolve().parents[1] / "suites" / "many_tools" / "many_tools.jsonl")
 MODES = ("all", "retrieval")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from react_text.backends.fake_server import FakeCompletionServer
-from react_text.compare import CompareSpec, run_compare
+from react_text.eval.compare import CompareSpec, run_compare
 
 
 def measure(url: str, concurrency: int, tasks: int, out: Path) -> tuple[float, int, int]:

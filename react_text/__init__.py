@@ -10,21 +10,21 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .parser import parse
+from .protocol.parser import parse
 from .types import Action, Completion, FormatError, Observation, Step
 
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Agent": "react_text.loop",
-    "Limits": "react_text.loop",
-    "RunResult": "react_text.loop",
-    "Tool": "react_text.tools",
-    "tool": "react_text.tools",
-    "Template": "react_text.templates",
-    "load_template": "react_text.templates",
-    "tool_calls": "react_text.shim",
-    "run": "react_text.api",
+    "Agent": "react_text.agent.loop",
+    "Limits": "react_text.agent.loop",
+    "RunResult": "react_text.agent.loop",
+    "Tool": "react_text.tools.spec",
+    "tool": "react_text.tools.spec",
+    "Template": "react_text.prompting.templates",
+    "load_template": "react_text.prompting.templates",
+    "tool_calls": "react_text.fc.shim",
+    "run": "react_text.agent.api",
 }
 
 __all__ = ["parse", "Action", "Completion", "FormatError", "Observation", "Step", *_LAZY]

@@ -16,7 +16,7 @@ QWEN = "qwen2.5-coder-0.5b"
 
 
 def _resolve(name: str) -> Path:
-    from react_text.models import ModelError, resolve_model
+    from react_text.catalog import ModelError, resolve_model
 
     try:
         return resolve_model(name)

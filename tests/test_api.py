@@ -14,13 +14,13 @@ import sys
 import pytest
 
 import react_text
-from react_text.api import LazyLlamaBackend, backend_named
+from react_text.agent.api import LazyLlamaBackend, backend_named
 from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend
-from react_text.builtin_tools import calculator, current_time
-from react_text.loop import Agent, Limits
-from react_text.models import DEFAULT_MODEL
-from react_text.templates import load_template
+from react_text.tools.builtins import calculator, current_time
+from react_text.agent.loop import Agent, Limits
+from react_text.catalog import DEFAULT_MODEL
+from react_text.prompting.templates import load_template
 
 ANSWER = " I know this.\nFinal Answer: 3379"
 TRUSTING = Limits(require_observation=False)

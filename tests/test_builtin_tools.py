@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import react_text.builtin_tools as builtin_tools
-from react_text.builtin_tools import (
+import react_text.tools.builtins as builtin_tools
+from react_text.tools.builtins import (
     CalculatorError,
     calculate,
     calculator,
@@ -24,7 +24,7 @@ from react_text.builtin_tools import (
     format_number,
     search_files,
 )
-from react_text.tools import call_tool
+from react_text.tools.spec import call_tool
 
 
 # --- calculator --------------------------------------------------------------------------

@@ -14,12 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.cli import _tool_cache, build_parser
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits, Retry, RunTools
-from react_text.templates import load_template
-from react_text.tool_cache import ToolCache, cache_key, default_cache_dir
-from react_text.tools import tool
+from react_text.cli.main import _tool_cache, build_parser
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits, Retry, RunTools
+from react_text.prompting.templates import load_template
+from react_text.tools.cache import ToolCache, cache_key, default_cache_dir
+from react_text.tools.spec import tool
 from react_text.trace import read_trace
 from react_text.types import Observation
 
@@ -266,7 +266,7 @@ def test_cli_run_with_parallel_cache_and_ctx(tmp_path):
 
 
 def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(tmp_path):
-    from react_text import compare
+    from react_text.eval import compare
 
     suite = tmp_path / "mini.jsonl"
     suite.write_text(json.dumps({"id": "t1", "question": "What are 37*91 and 2+2?", "expected": 3367,

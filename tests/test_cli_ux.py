@@ -14,13 +14,13 @@ import pytest
 import requests
 
 import react_text
-from react_text import compare
+from react_text.eval import compare
 from react_text.backends.scripted import ScriptedBackend
-from react_text.builtin_tools import calculator
-from react_text.cli import _run_tools, main
-from react_text.console import Console
-from react_text.functions import FunctionsError, load_functions
-from react_text.loop import Agent
+from react_text.tools.builtins import calculator
+from react_text.cli.main import _run_tools, main
+from react_text.cli.console import Console
+from react_text.tools.functions import FunctionsError, load_functions
+from react_text.agent.loop import Agent
 from react_text.trace import read_trace
 
 DEAD_URL = "http://127.0.0.1:9"  # nothing listens: any request would fail, so a test proves none was made
@@ -246,7 +246,7 @@ def test_compare_refuses_a_missing_functions_file_or_corpus(tmp_path, capsys):
 
 
 def test_serve_runs_its_own_functions_for_requests_without_tools(tmp_path):
-    from react_text.server import ServerConfig, make_server
+    from react_text.fc.server import ServerConfig, make_server
 
     tools = tuple(load_functions(write(tmp_path / "f.py", FUNCS)))
     backend = ScriptedBackend([' Price.\nAction: lookup_price\nAction Input: {"item": "apple"}',
@@ -277,7 +277,7 @@ def test_serve_with_a_broken_functions_file_exits_2(tmp_path, capsys):
 def custom_template(folder: Path, name: str = "mine", body: str = "") -> Path:
     source = (Path(react_text.__file__).parent / "prompts" / "classic.j2")
     if not source.exists():
-        from react_text.templates import builtin_folder
+        from react_text.prompting.templates import builtin_folder
 
         source = builtin_folder() / "classic.j2"
     text = source.read_text(encoding="utf-8").replace("name: classic", f"name: {name}", 1)

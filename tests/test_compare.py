@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from react_text import compare
+from react_text.eval import compare
 from react_text.backends.scripted import ScriptedBackend
-from react_text.cli import main
-from react_text.suites import load_suite
+from react_text.cli.main import main
+from react_text.eval.suites import load_suite
 
 
 

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from react_text.backends.base import context_size, estimate_tokens, token_counter
 from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend, count_words
-from react_text.context import SHORTENED_NOTE, Entry, fit_context, summary
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits
-from react_text.templates import load_template
-from react_text.tools import tool
+from react_text.prompting.context import SHORTENED_NOTE, Entry, fit_context, summary
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
 from react_text.trace import read_trace
 
 TURN_TOKENS = 30
@@ -303,7 +303,7 @@ def test_http_backend_without_props_or_tokenize_estimates(template):
 def test_console_says_what_was_cut(template):
     import io
 
-    from react_text.console import Console
+    from react_text.cli.console import Console
 
     out = io.StringIO()
     backend = ScriptedBackend(read_pages(6), context_size=700)

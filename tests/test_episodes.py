@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_text.episodes import (
+from react_text.prompting.episodes import (
     Episode,
     ExampleStep,
     choose_episodes,
@@ -16,7 +16,7 @@ from react_text.episodes import (
     question_language,
     sample_arguments,
 )
-from react_text.templates import describe_tools
+from react_text.prompting.templates import describe_tools
 
 
 @dataclass(frozen=True)

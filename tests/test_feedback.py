@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text import parse
-from react_text.dialects import DIALECTS, format_final
+from react_text.protocol.dialects import DIALECTS, format_final
 
 TOOLS = {
     "search": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},

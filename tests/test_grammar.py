@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from react_text import parse
-from react_text.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.grammar import GrammarError, build_grammar, check_gbnf, grammar_matches, max_bytes
+from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
+from react_text.grammar.gbnf import GrammarError, build_grammar, check_gbnf, grammar_matches, max_bytes
 
 # Private: the derivation fuzzer below walks the parsed rules.
-from react_text.grammar import _Alt, _Class, _compile, _Lit, _Ref, _Rep, _Seq  # noqa: E402
+from react_text.grammar.gbnf import _Alt, _Class, _compile, _Lit, _Ref, _Rep, _Seq  # noqa: E402
 
 DIALECT_NAMES = sorted(DIALECTS)
 FINALS = {"final answer", "final_answer", "finish", "answer", "final"}
@@ -582,7 +582,7 @@ def test_tools_in_every_accepted_shape():
 
 
 def test_builtin_tools_if_present(llama):
-    builtin = pytest.importorskip("react_text.builtin_tools")
+    builtin = pytest.importorskip("react_text.tools.builtins")
     tools = builtin.default_tools()
     for dialect in DIALECT_NAMES:
         gbnf = build_grammar(dialect, tools)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from react_text import parse
-from react_text.builtin_tools import default_tools
-from react_text.dialects import DIALECTS
-from react_text.grammar import build_grammar, grammar_matches
-from react_text.templates import load_template
+from react_text.tools.builtins import default_tools
+from react_text.protocol.dialects import DIALECTS
+from react_text.grammar.gbnf import build_grammar, grammar_matches
+from react_text.prompting.templates import load_template
 
 pytestmark = pytest.mark.model
 

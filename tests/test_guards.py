@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from react_text.answers import is_refusal
-from react_text.guards import AnswerContext, check_answer, copied_example_value, is_failure_text
+from react_text.eval.answers import is_refusal
+from react_text.protocol.guards import AnswerContext, check_answer, copied_example_value, is_failure_text
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOLS = ("calculator", "search")

@@ -26,21 +26,21 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_text import cli
-from react_text.arguments import ArgumentError, bind_args
+from react_text.cli import main as cli_main
+from react_text.tools.arguments import ArgumentError, bind_args
 from react_text.backends.base import BackendError
 from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend
-from react_text.builtin_tools import search_files
-from react_text.console import Console, clean_text
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent
-from react_text.models import ChecksumMismatch, ModelError, ModelStore, is_verified, parse_catalog, verify_file
+from react_text.tools.builtins import search_files
+from react_text.cli.console import Console, clean_text
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent
+from react_text.catalog import ChecksumMismatch, ModelError, ModelStore, is_verified, parse_catalog, verify_file
 from react_text.redaction import Redactor
-from react_text.sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
-from react_text.server import ServerConfig, ShimHTTPServer, make_server
-from react_text.templates import load_template
-from react_text.tools import tool
+from react_text.prompting.sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
+from react_text.fc.server import ServerConfig, ShimHTTPServer, make_server
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
 from react_text.trace import TraceWriter, json_text, read_trace
 
 ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()))
@@ -270,7 +270,7 @@ def test_serve_answers_a_deeply_nested_body_with_400():
 def test_replay_of_a_deeply_nested_trace_is_a_clean_error(tmp_path: Path, capsys):
     path = tmp_path / "deep.jsonl"
     path.write_text('{"event": "run_start", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n" + '{"event": "x"}\n')
-    assert cli.main(["replay", str(path)]) == 2
+    assert cli_main(["replay", str(path)]) == 2
     err = capsys.readouterr().err
     assert "nested too deeply" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
@@ -321,7 +321,7 @@ def test_sandbox_bounds_everything_built_in_one_render():
 
 def test_sandbox_checks_the_time_inside_a_long_filter_chain(monkeypatch):
     ticks = iter(range(10**9))
-    monkeypatch.setattr("react_text.sandbox._now", lambda: next(ticks) * 0.001)  # each look: +1 ms
+    monkeypatch.setattr("react_text.prompting.sandbox._now", lambda: next(ticks) * 0.001)  # each look: +1 ms
     with pytest.raises(SandboxError, match="took longer than 1 s"):
         render("{{ range(100000)|map('string')|select|list|length }}", RenderLimits(seconds=1))
 
@@ -492,7 +492,7 @@ def test_search_reads_at_most_its_cap_of_a_huge_file(tmp_path: Path):
     script = (
         "import resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-        "from react_text.builtin_tools import search_files\n"
+        "from react_text.tools.builtins import search_files\n"
         f"print(search_files({str(corpus)!r}).fn('lighthouse'))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
@@ -639,11 +639,11 @@ def test_replay_of_a_malformed_trace_is_one_clean_line(tmp_path: Path, capsys):
     for name, text in cases.items():
         path = tmp_path / name
         path.write_text(text)
-        code = cli.main(["replay", str(path)])
+        code = cli_main(["replay", str(path)])
         err = capsys.readouterr().err
         assert code == 2, name
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("react-text replay:")
-    assert cli.main(["replay", str(tmp_path)]) == 2  # a folder
+    assert cli_main(["replay", str(tmp_path)]) == 2  # a folder
     assert "Traceback" not in capsys.readouterr().err
 
 
@@ -696,7 +696,7 @@ def test_a_file_changed_after_verification_is_caught(tmp_path: Path):
 
 
 def test_compare_results_keep_a_record_whose_answer_holds_a_lone_surrogate(tmp_path):
-    from react_text.compare import ResultsFile, load_results
+    from react_text.eval.compare import ResultsFile, load_results
 
     results = ResultsFile(tmp_path / "results.jsonl")
     results.append({"task_id": "t1", "answer": "bad \udcff byte"})

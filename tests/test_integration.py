@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from react_text.backends.replay import ReplayBackend
-from react_text.builtin_tools import calculator, current_time
-from react_text.loop import STATUSES, Agent, Limits, RunTool
-from react_text.templates import load_template
-from react_text.tools import call_tool
+from react_text.tools.builtins import calculator, current_time
+from react_text.agent.loop import STATUSES, Agent, Limits, RunTool
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import call_tool
 from react_text.trace import iter_events, prompts_from_events, read_trace, without_timings
 
 pytestmark = pytest.mark.model

@@ -56,7 +56,7 @@ def test_flash_attention_is_passed_or_refused_plainly(smollm2_path):
 def test_run_header_shows_how_the_model_was_loaded(tmp_path):
     """The header comes before the first model turn; a template that cannot render ends the run right
     after it, so this checks a real `run` without generating anything."""
-    from react_text.templates import builtin_folder
+    from react_text.prompting.templates import builtin_folder
 
     broken = tmp_path / "broken.j2"
     broken.write_text((builtin_folder() / "classic.j2").read_text(encoding="utf-8")

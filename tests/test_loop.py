@@ -13,8 +13,8 @@ import pytest
 
 from react_text.backends.base import BackendError
 from react_text.backends.scripted import ScriptedBackend
-from react_text.dialects import format_action, format_final
-from react_text.loop import (
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import (
     STATUSES,
     Agent,
     Finish,
@@ -30,9 +30,9 @@ from react_text.loop import (
     fingerprint,
     kept_text,
 )
-from react_text.parser import parse
-from react_text.templates import load_template
-from react_text.tools import tool
+from react_text.protocol.parser import parse
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
 from react_text.types import Action, Observation, Step
 
 
@@ -329,7 +329,7 @@ def test_gave_up_after_two_empty_turns(tools, template):
 
 
 def test_every_status_is_documented():
-    import react_text.loop as loop
+    import react_text.agent.loop as loop
 
     for status in STATUSES:
         assert f"``{status}``" in loop.__doc__
@@ -562,7 +562,7 @@ def test_constrain_passes_grammar(tools, template):
 
 def test_constrained_turn_may_run_to_the_grammar_bound(tools, template):
     """A grammar-made turn cut at max_turn_tokens would be the one turn that fails to parse."""
-    from react_text.grammar import max_bytes
+    from react_text.grammar.gbnf import max_bytes
 
     backend = ScriptedBackend([final("ok")], supports_grammar=True)
     agent = Agent(backend, tools, template, limits=Limits(max_turn_tokens=64), constrain=True)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_text import metrics, report
+from react_text.eval import metrics, report
 
 
 def rec(model="m", template="classic", task="t1", correct=True, **kw):

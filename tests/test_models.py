@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from react_text import models
-from react_text.models import (
+from react_text import catalog as models
+from react_text.catalog import (
     DEFAULT_MODEL,
     ChecksumMismatch,
     ModelError,
@@ -332,7 +332,7 @@ def fake_env(fake, tmp_path: Path, monkeypatch):
 
 
 def test_cli_models_lists_state_and_paths(fake_env: Path, capsys):
-    from react_text.cli import main
+    from react_text.cli.main import main
 
     (fake_env / "tiny_pkg" / "tiny.gguf").unlink()
     assert main(["models"]) == 0
@@ -349,7 +349,7 @@ def test_cli_models_lists_state_and_paths(fake_env: Path, capsys):
 
 
 def test_cli_models_path_of_missing_model_prints_install_command(fake_env: Path, capsys):
-    from react_text.cli import main
+    from react_text.cli.main import main
 
     (fake_env / "tiny_pkg" / "tiny.gguf").unlink()
     assert main(["models", "path", "tiny"]) == 1

@@ -12,12 +12,12 @@ import threading
 import pytest
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.calling import ToolCall, call_groups, call_tools
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits, RunTool, RunTools, RunState, decide_turn, plan_calls
-from react_text.parser import parse
-from react_text.templates import load_template
-from react_text.tools import ToolDefinitionError, tool, tool_from_schema
+from react_text.tools.calling import ToolCall, call_groups, call_tools
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits, RunTool, RunTools, RunState, decide_turn, plan_calls
+from react_text.protocol.parser import parse
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import ToolDefinitionError, tool, tool_from_schema
 from react_text.trace import read_trace
 from react_text.types import Action
 
@@ -245,7 +245,7 @@ def test_agent_reports_a_partly_failed_turn_and_goes_on(tmp_path):
 def test_console_prints_each_call_of_a_turn(tmp_path):
     import io
 
-    from react_text.console import Console
+    from react_text.cli.console import Console
 
     log = Log()
     tools = waiting_tools(2, log)

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from react_text import parse
-from react_text.jsonish import JsonishError, loads, read_call_args, read_value
-from react_text.parser import ERROR_CODES, FINAL_NAMES, MAX_ACTIONS, match_tool
+from react_text.protocol.jsonish import JsonishError, loads, read_call_args, read_value
+from react_text.protocol.parser import ERROR_CODES, FINAL_NAMES, MAX_ACTIONS, match_tool
 from react_text.types import Step
 
 CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"
@@ -443,7 +443,7 @@ def test_an_observation_alone_or_after_prose_is_not_trusted() -> None:
 
 
 def test_messages_are_short_and_every_code_is_documented() -> None:
-    import react_text.parser as parser_module
+    import react_text.protocol.parser as parser_module
 
     samples = ["", "Thought: hmm", "Action: calc\nAction Input: 1", "Action: search\n",
                'Action: search\nAction Input: {"q" 42}', 'Act: search("ab', "Final Answer:",
@@ -514,7 +514,7 @@ def test_bad_arguments_to_parse_itself_are_caller_errors() -> None:
 
 
 def test_an_internal_bug_becomes_an_error_step(monkeypatch: pytest.MonkeyPatch) -> None:
-    import react_text.parser as parser_module
+    import react_text.protocol.parser as parser_module
 
     def broken(*_args, **_kwargs):
         raise KeyError("boom")

@@ -24,7 +24,7 @@ if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
 
 from react_text import parse  # noqa: E402
-from react_text.jsonish import JsonishError, read_value  # noqa: E402
+from react_text.protocol.jsonish import JsonishError, read_value  # noqa: E402
 from react_text.types import Step  # noqa: E402
 
 DATA = Path(__file__).parent / "data"

@@ -1,7 +1,7 @@
 """Properties of ``react_text.parse`` over generated input (issue 2, "Proof").
 
 - it never raises, and its ``Step`` is always well formed, for any ``str``;
-- what ``react_text.dialects`` renders, it reads back (tool, args, answers);
+- what ``react_text.protocol.dialects`` renders, it reads back (tool, args, answers);
 - prose before an action, or a made-up observation after it, changes nothing.
 """
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from react_text.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.parser import FINAL_NAMES, parse
+from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
+from react_text.protocol.parser import FINAL_NAMES, parse
 from react_text.types import Step
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -264,7 +264,7 @@ def test_a_sentence_in_the_tool_slot_is_never_an_action(sentence: str) -> None:
 
 def _walk_line_rule(line: str) -> bool:
     """The walk's line filter written out line by line (what ``_WALK_LINE`` must agree with)."""
-    from react_text.parser import _DECORATION_CHARS, _PICK1, _PICK3
+    from react_text.protocol.parser import _DECORATION_CHARS, _PICK1, _PICK3
 
     head = line[:16].lstrip(_DECORATION_CHARS)
     if head[:3].lower() in _PICK3 or head[:1] in _PICK1:
@@ -286,7 +286,7 @@ walk_line = st.builds(lambda n, c, word, rest: c * n + word + rest,
 @settings(max_examples=500, deadline=None)
 @given(text=st.lists(walk_line, max_size=6).map("\n".join))
 def test_the_walk_picks_the_lines_its_rule_names(text: str) -> None:
-    from react_text.parser import _Turn
+    from react_text.protocol.parser import _Turn
 
     turn = _Turn(text, None, ("classic", 1, None))
     offsets, expected = 0, []

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from react_text.cli import _PARSE_EXIT_CODES
+from react_text.cli.main import _PARSE_EXIT_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -51,7 +51,7 @@ def test_parser_exit_codes_in_readme_match_the_cli_help():
 
 
 def test_examples_format_in_readme_loads(tmp_path):
-    from react_text.templates import load_examples
+    from react_text.prompting.templates import load_examples
 
     block = re.search(r"```json\n(.+?)\n```", README, flags=re.S).group(1)
     (tmp_path / "episodes.json").write_text(block, encoding="utf-8")
@@ -61,7 +61,7 @@ def test_examples_format_in_readme_loads(tmp_path):
 
 def test_run_transcript_is_a_real_run(capsys, monkeypatch):
     """The transcript is what replaying the committed trace it names prints, byte for byte."""
-    from react_text.cli import main
+    from react_text.cli.main import main
 
     block = re.search(r"```text\n(.+?)\n```", README, flags=re.S).group(1)
     trace = re.search(r"react-text replay (results/\S+\.jsonl)", README).group(1)

@@ -9,10 +9,10 @@ import pytest
 from react_text.backends.base import BackendError
 from react_text.backends.replay import ReplayBackend
 from react_text.backends.scripted import ScriptedBackend
-from react_text.builtin_tools import calculator
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits, RunResult
-from react_text.templates import load_template
+from react_text.tools.builtins import calculator
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits, RunResult
+from react_text.prompting.templates import load_template
 from react_text.trace import read_trace, without_timings
 
 
@@ -137,7 +137,7 @@ def test_replay_of_a_torn_trace(tmp_path, template):
 def test_console_prints_the_same_transcript_live_and_from_the_trace(tmp_path, template):
     import io
 
-    from react_text.console import Console
+    from react_text.cli.console import Console
 
     live = io.StringIO()
     path = tmp_path / "printed.jsonl"
@@ -165,7 +165,7 @@ def test_console_prints_the_same_transcript_live_and_from_the_trace(tmp_path, te
 def test_console_colour_only_when_asked_or_on_a_tty(monkeypatch):
     import io
 
-    from react_text.console import Console, use_colour
+    from react_text.cli.console import Console, use_colour
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from react_text import compare, metrics, report
+from react_text.eval import compare, metrics, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,8 +133,8 @@ def test_steps_count_model_turns_like_replay():
 
 def test_record_from_run_steps_equal_the_trace_run_end(tmp_path):
     from react_text.backends.scripted import ScriptedBackend
-    from react_text.loop import Agent
-    from react_text.suites import Task
+    from react_text.agent.loop import Agent
+    from react_text.eval.suites import Task
     from react_text.trace import read_trace
 
     backend = ScriptedBackend([" hmm, no label here", " ok\nFinal Answer: 4"])

@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.compare import _task_tools
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent
-from react_text.suites import BUILTIN_TOOLS, load_suite, match_answer
-from react_text.templates import load_template
-from react_text.tool_retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, tool_terms
-from react_text.toolbox import TOOLBOX, toolbox_tools
+from react_text.eval.compare import _task_tools
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent
+from react_text.eval.suites import BUILTIN_TOOLS, load_suite, match_answer
+from react_text.prompting.templates import load_template
+from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, tool_terms
+from react_text.eval.toolbox import TOOLBOX, toolbox_tools
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "many_tools" / "many_tools.jsonl"
 TOOLS = toolbox_tools()
@@ -91,7 +91,7 @@ def test_listing_reveals_only_hidden_matches_with_their_arguments():
 
 
 def test_a_user_tool_named_list_tools_is_refused():
-    from react_text.tools import tool
+    from react_text.tools.spec import tool
 
     @tool
     def list_tools(query: str) -> str:
@@ -208,7 +208,7 @@ def test_run_with_toolbox_and_retrieval_records_the_tools_shown(tmp_path):
     import json
 
     from react_text.backends.fake_server import FakeCompletionServer
-    from react_text.cli import main
+    from react_text.cli.main import main
 
     trace = tmp_path / "run.jsonl"
     with FakeCompletionServer(latency_s=0.01, slots=1) as fake:
@@ -224,7 +224,7 @@ def test_compare_with_retrieval_shows_each_task_its_own_tools(tmp_path):
     import json
 
     from react_text.backends.fake_server import FakeCompletionServer
-    from react_text.compare import CompareSpec, run_compare
+    from react_text.eval.compare import CompareSpec, run_compare
 
     with FakeCompletionServer(latency_s=0.01, slots=2) as fake:
         spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(SUITE), out_dir=tmp_path / "out",

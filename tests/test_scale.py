@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from react_text import compare
+from react_text.eval import compare
 from react_text.backends.fake_server import FakeCompletionServer
-from react_text.servers import Server, TaskQueue, parse_servers
+from react_text.backends.pool import Server, TaskQueue, parse_servers
 
 QUIET = open("/dev/null", "w")
 

@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.server import ServerConfig, ShimHTTPServer, is_loopback, make_server
+from react_text.fc.server import ServerConfig, ShimHTTPServer, is_loopback, make_server
 
 MODEL = "test-model"
 TOOLS = [

@@ -12,8 +12,8 @@ import pytest
 
 from react_text import tool_calls
 from react_text.backends.scripted import ScriptedBackend
-from react_text.shim import ShimRequestError, fold_messages, read_tool_choice, read_tools
-from react_text.templates import load_template
+from react_text.fc.shim import ShimRequestError, fold_messages, read_tool_choice, read_tools
+from react_text.prompting.templates import load_template
 
 WEATHER = {
     "type": "function",
@@ -260,7 +260,7 @@ def test_constrain_needs_a_grammar_backend() -> None:
 def test_under_a_grammar_the_model_may_still_decline_every_tool() -> None:
     """tool_choice auto + constrain: the grammar lets the turn end after the thought; the shim then
     asks for the answer without the grammar, and the reply is plain content, not a forced call."""
-    from react_text.grammar import grammar_matches
+    from react_text.grammar.gbnf import grammar_matches
 
     backend = ScriptedBackend([" No tool fits; I know this.", " Paris"], supports_grammar=True)
     out = tool_calls(_user("Capital of France?"), TOOLS, backend=backend, constrain=True)
@@ -295,7 +295,7 @@ def test_a_client_tool_named_final_answer_is_still_a_call() -> None:
 @pytest.mark.parametrize("template", ["json", "call", "paper", "zh"])
 def test_other_dialects_round_trip(template: str) -> None:
     tpl = load_template(template)
-    from react_text.dialects import format_action
+    from react_text.protocol.dialects import format_action
 
     turn = " Look it up.\n" + format_action(tpl.dialect, "get_weather", {"city": "Paris"}, 1)
     backend = ScriptedBackend([turn, turn])

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_text.answers import (
+from react_text.eval.answers import (
     answer_matches,
     deciding_number,
     extract_numbers,
@@ -23,7 +23,7 @@ from react_text.answers import (
     normalize_text,
     parse_tolerance,
 )
-from react_text.suites import (
+from react_text.eval.suites import (
     BUILTIN_TOOLS,
     Suite,
     SuiteError,
@@ -522,8 +522,8 @@ def test_checks_only_use_numbers_the_task_states(suite):
 
 def test_the_builtin_tools_solve_every_check(suite):
     """The real calculator computes each derivation, and its output passes."""
-    from react_text.builtin_tools import calculator
-    from react_text.tools import call_tool
+    from react_text.tools.builtins import calculator
+    from react_text.tools.spec import call_tool
 
     for task in suite:
         if task.check is not None:
@@ -532,8 +532,8 @@ def test_the_builtin_tools_solve_every_check(suite):
 
 
 def test_the_search_tool_reads_the_shipped_corpus_in_both_languages(suite):
-    from react_text.builtin_tools import default_tools
-    from react_text.tools import call_tool
+    from react_text.tools.builtins import default_tools
+    from react_text.tools.spec import call_tool
 
     search = {t.name: t for t in default_tools(corpus_dir=suite.corpus_dir)}["search"]
     english = call_tool(search, {"query": "Corvel Bridge"}).text
@@ -632,8 +632,8 @@ def test_readme_documents_every_match_kind_and_field():
 
 def test_tools_suite_answers_come_from_running_its_calls():
     """Every expected value of the ``tools`` suite is what its recorded calls return."""
-    from react_text.answers import match_answer
-    from react_text.suite_tools import SUITE_TOOLS
+    from react_text.eval.answers import match_answer
+    from react_text.eval.suite_tools import SUITE_TOOLS
 
     suite = load_suite("tools")
     assert len(suite) >= 40 and len({t for task in suite for t in task.tools}) >= 12

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text import parse
-from react_text.builtin_tools import default_tools
-from react_text.cli import main as cli_main
-from react_text.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.templates import (
+from react_text.tools.builtins import default_tools
+from react_text.cli.main import main as cli_main
+from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
+from react_text.prompting.templates import (
     ENV_VAR,
     Episode,
     ExampleStep,
@@ -98,7 +98,7 @@ def test_every_shipped_template_is_listed_with_its_dialect_and_language() -> Non
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_no_number_repeats_across_the_shipped_episodes(lang: str) -> None:
     """A copied value must point at one episode, and no episode may teach another's number."""
-    from react_text.episodes import episode_values
+    from react_text.prompting.episodes import episode_values
 
     episodes = load_template("classic").library(lang)
     seen: dict[str, int] = {}

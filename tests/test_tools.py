@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_text.tools import (
+from react_text.tools.spec import (
     COUNT_LIMIT,
     ArgumentError,
     Tool,
@@ -28,7 +28,7 @@ from react_text.tools import (
     tool,
     tool_from_schema,
 )
-from react_text.tools import _strip_fields  # the fail-closed rule, tested directly
+from react_text.tools.spec import _strip_fields  # the fail-closed rule, tested directly
 
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.dialects import format_action, format_final
-from react_text.loop import Agent, Limits
-from react_text.templates import load_template
-from react_text.tools import tool
+from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.loop import Agent, Limits
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
 from react_text.trace import TraceError, TraceWriter, prompts_from_events, read_trace, without_timings
 
 

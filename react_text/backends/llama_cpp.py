@@ -259,7 +259,7 @@ class LlamaCppBackend:
         n_batch: int = 512,
         flash_attn: bool = False,
     ) -> None:
-        from ..models import ModelError, resolve_model
+        from ..catalog import ModelError, resolve_model
 
         try:
             self.model_path: Path = resolve_model(model)

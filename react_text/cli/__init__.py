@@ -1,0 +1,5 @@
+"""The ``react-text`` command: argument parsing and printing only."""
+
+from .main import main
+
+__all__ = ["main"]

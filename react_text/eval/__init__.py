@@ -1,0 +1,1 @@
+"""Evaluation: suites, judging answers, compare runs, metrics and reports."""

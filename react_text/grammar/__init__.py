@@ -1,0 +1,1 @@
+"""GBNF grammars that admit exactly one well-formed model turn."""

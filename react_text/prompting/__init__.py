@@ -1,0 +1,1 @@
+"""Prompts: templates, few-shot episodes and their choice, the Jinja sandbox."""

@@ -1,0 +1,187 @@
+"""Choosing which of many tools a small model sees for one question.
+
+A small model given fifty tool descriptions reads mostly noise and pays for
+every one of them in prompt tokens on every turn. With retrieval the prompt
+lists only the ``max_shown`` tools whose name, description and arguments best
+match the question (BM25 over the same terms the ``search`` tool uses: stemmed
+words, Chinese character bigrams), plus a built-in ``list_tools(query)`` the
+model can call to see more. A tool it lists becomes callable from the next
+turn on; its signature stays in the scratchpad, so the prompt head (and the
+backend's prefix cache) never changes.
+
+Everything here is pure except ``ToolRetrieval.list_tool``, whose function
+records what it revealed for the run that owns it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..tools.builtins import _query_terms  # the search tool's terms: one notion of a "word" in the project
+
+__all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "tool_terms"]
+
+LIST_TOOLS = "list_tools"
+DEFAULT_MAX_SHOWN = 8
+DEFAULT_LIST_SIZE = 5
+
+_STEM_CHARS = 6
+"""Latin terms are cut to this many characters: a crude stemmer that makes
+``convert``/``conversion`` and ``calculate``/``calculator`` meet."""
+_NAME_WEIGHT = 3
+"""A word in the tool's name counts as this many occurrences."""
+_QUESTION_WORDS = frozenset({"many", "much", "give", "use", "using", "value", "long"})
+"""Words of a question that say nothing about a tool, beyond the search tool's stopwords."""
+_IDENTIFIER_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
+
+
+def tool_terms(text: str) -> list[str]:
+    """Index terms of ``text``: identifiers split at ``_``, ``-``, ``.`` and camelCase,
+    then the search tool's terms (stopwords dropped, plural stemmed, CJK bigrams),
+    Latin ones cut to a common stem; bare numbers say nothing about which tool to use."""
+    split = _IDENTIFIER_BREAK.sub(" ", text)
+    return [t if not t.isascii() or len(t) <= _STEM_CHARS else t[:_STEM_CHARS]
+            for t in _query_terms(split) if not t.isdigit() and t not in _QUESTION_WORDS]
+
+
+@dataclass(frozen=True)
+class ToolMatch:
+    name: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What one ``list_tools`` call showed: the tools it revealed and the observation text."""
+
+    names: tuple[str, ...]
+    text: str
+
+
+def _document(tool: Any) -> Counter:
+    """A tool as weighted terms: name words weigh more than description and argument words."""
+    terms: Counter = Counter()
+    for term in tool_terms(tool.name):
+        terms[term] += _NAME_WEIGHT
+    parts = [tool.description or ""]
+    for arg, schema in (tool.parameters.get("properties") or {}).items():
+        parts.append(arg)
+        if isinstance(schema, dict):
+            parts.append(str(schema.get("description") or ""))
+            enum = schema.get("enum")
+            if isinstance(enum, list):
+                parts.extend(str(v) for v in enum)
+    for term in tool_terms(" ".join(parts)):
+        terms[term] += 1
+    return terms
+
+
+class ToolIndex:
+    """BM25 over tool documents (name, description, argument names, descriptions and enums)."""
+
+    def __init__(self, tools: Sequence[Any]) -> None:
+        self.names: tuple[str, ...] = tuple(t.name for t in tools)
+        self._docs = [_document(t) for t in tools]
+        self._lengths = [max(1, sum(d.values())) for d in self._docs]
+        self._average = sum(self._lengths) / max(1, len(self._lengths))
+        df: Counter = Counter()
+        for doc in self._docs:
+            df.update(doc.keys())
+        n = len(self._docs)
+        self._idf = {term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()}
+
+    def rank(self, query: str, *, exclude: Sequence[str] = ()) -> tuple[ToolMatch, ...]:
+        """Every tool matching at least one query term, best first (ties keep declaration order)."""
+        terms = list(dict.fromkeys(tool_terms(query)))
+        skip = set(exclude)
+        scored = []
+        for i, (name, doc) in enumerate(zip(self.names, self._docs)):
+            if name in skip:
+                continue
+            score = 0.0
+            for term in terms:
+                f = doc.get(term, 0)
+                if f:
+                    norm = 0.25 + 0.75 * self._lengths[i] / self._average
+                    score += self._idf[term] * f * 2.2 / (f + 1.2 * norm)
+            if score > 0:
+                scored.append((-score, i, ToolMatch(name, round(score, 4))))
+        scored.sort()
+        return tuple(match for _, _, match in scored)
+
+    def top(self, query: str, k: int) -> tuple[ToolMatch, ...]:
+        """Exactly ``min(k, len(tools))`` tools: the best matches, then unmatched tools in declaration order."""
+        matches = list(self.rank(query)[:k])
+        taken = {m.name for m in matches}
+        for name in self.names:
+            if len(matches) >= k:
+                break
+            if name not in taken:
+                matches.append(ToolMatch(name, 0.0))
+        return tuple(matches)
+
+
+def describe_line(tool: Any) -> str:
+    """One tool as ``list_tools`` shows it: name, description and JSON argument shape."""
+    from .templates import _json_args, describe_tools  # the template's own argument notation
+
+    (spec,) = describe_tools([tool])
+    return f"- {spec.name}: {spec.description} Arguments: {_json_args(spec)}"
+
+
+class ToolRetrieval:
+    """Which tools a run shows: the top ``max_shown`` for the question, plus what ``list_tools`` reveals."""
+
+    def __init__(self, tools: Sequence[Any], *, max_shown: int = DEFAULT_MAX_SHOWN,
+                 list_size: int = DEFAULT_LIST_SIZE) -> None:
+        if max_shown < 1 or list_size < 1:
+            raise ValueError(f"max_shown and list_size must be at least 1, got {max_shown} and {list_size}")
+        if any(t.name == LIST_TOOLS for t in tools):
+            raise ValueError(f"a tool is named {LIST_TOOLS!r}, the name of the built-in tool finder")
+        self.tools = {t.name: t for t in tools}
+        self.index = ToolIndex(tools)
+        self.max_shown = max_shown
+        self.list_size = list_size
+
+    def shown(self, question: str) -> tuple[ToolMatch, ...]:
+        """The tools the prompt lists for ``question`` (``list_tools`` comes on top)."""
+        return self.index.top(question, self.max_shown)
+
+    def listing(self, query: str, visible: Sequence[str]) -> Listing:
+        """The ``list_tools`` observation for ``query``, given the tools the model already has."""
+        query = query.strip()
+        hidden = [n for n in self.index.names if n not in set(visible)]
+        if not hidden:
+            return Listing((), "You already have every tool; there are no others.")
+        matches = self.index.rank(query, exclude=visible)[: self.list_size] if query else ()
+        if not matches:
+            names = ", ".join(hidden)
+            return Listing((), f'No other tool matches "{query[:100]}". Other tools: {names}. '
+                               "Call list_tools with words from a tool's name to see how to use it.")
+        names = tuple(m.name for m in matches)
+        lines = [describe_line(self.tools[n]) for n in names]
+        return Listing(names, "Tools you can use now:\n" + "\n".join(lines))
+
+    def list_tool(self, visible: Callable[[], tuple[str, ...]], reveal: Callable[[tuple[str, ...]], None]) -> Any:
+        """The ``list_tools`` tool for one agent: lists tools hidden from ``visible()`` and ``reveal``s them."""
+        from ..tools.spec import tool
+
+        lock = threading.Lock()
+
+        def list_tools(query: str) -> str:
+            """List more tools whose name or description matches the query, with their arguments."""
+            with lock:
+                found = self.listing(query, visible())
+                if found.names:
+                    reveal(found.names)
+            return found.text
+
+        return tool(name=LIST_TOOLS, timeout=None, examples={"query": "convert units"},
+                    description="List more tools that match the query (a few words about what you need), "
+                                "with their arguments.")(list_tools)

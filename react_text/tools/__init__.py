@@ -1,0 +1,1 @@
+"""Tools: one model of a tool, checking arguments, calling, rendering results, the built-ins."""
