@@ -7,7 +7,6 @@ import json
 import os
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest

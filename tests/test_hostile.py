@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import resource
 import socket
 import subprocess
 import sys
@@ -31,7 +30,6 @@ from react_text.tools.arguments import ArgumentError, bind_args
 from react_text.backends.base import BackendError
 from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend
-from react_text.tools.builtins import search_files
 from react_text.cli.console import Console, clean_text
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent
