@@ -65,10 +65,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 
-from ..eval.answers import is_refusal
 from ..backends.base import Backend, BackendError, complete_streaming, context_size, token_counter
 from ..prompting.context import Entry, fit_context
 from ..prompting.episodes import episode_values, prompt_language
+from ..protocol.answer_text import is_refusal
 from ..protocol.guards import AnswerContext, check_answer, say
 from ..protocol.parser import parse
 from ..trace import TraceWriter, to_jsonable
