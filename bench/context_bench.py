@@ -31,7 +31,8 @@ from typing import Sequence
 from react_text.backends.base import BackendError
 from react_text.backends.llama_cpp import LlamaCppBackend
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import Agent, Limits
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
 from react_text.trace import read_trace

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from react_text.backends.llama_cpp import LlamaCppBackend
 from react_text.tools.builtins import calculator, search_files
-from react_text.agent.loop import Agent, Limits
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.catalog import DEFAULT_MODEL
 from react_text.eval.suites import builtin_corpus_dir
 from react_text.prompting.templates import load_template

@@ -25,7 +25,8 @@ import time
 from react_text.backends.scripted import ScriptedBackend
 from react_text.tools.calling import ToolCall, call_tools
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import Agent, Limits
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
 

@@ -17,8 +17,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Agent": "react_text.agent.loop",
-    "Limits": "react_text.agent.loop",
-    "RunResult": "react_text.agent.loop",
+    "Limits": "react_text.agent.state",
+    "RunResult": "react_text.agent.results",
     "Tool": "react_text.tools.spec",
     "tool": "react_text.tools.spec",
     "Template": "react_text.prompting.templates",

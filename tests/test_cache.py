@@ -16,7 +16,9 @@ import pytest
 from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.main import _tool_cache, build_parser
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import Agent, Limits, Retry, RunTools
+from react_text.agent.decisions import Retry, RunTools
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
 from react_text.tools.cache import ToolCache, cache_key, default_cache_dir
 from react_text.tools.spec import tool

@@ -20,7 +20,8 @@ from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend, count_words
 from react_text.prompting.context import SHORTENED_NOTE, Entry, fit_context, summary
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import Agent, Limits
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
 from react_text.trace import read_trace

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from react_text.eval.answers import is_refusal
+from react_text.protocol.answer_text import is_refusal
 from react_text.protocol.guards import AnswerContext, check_answer, copied_example_value, is_failure_text
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -14,22 +14,11 @@ import pytest
 from react_text.backends.base import BackendError
 from react_text.backends.scripted import ScriptedBackend
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import (
-    STATUSES,
-    Agent,
-    Finish,
-    Limits,
-    Retry,
-    RunState,
-    RunTool,
-    Stop,
-    StepRecord,
-    advance,
-    check_limits,
-    decide,
-    fingerprint,
-    kept_text,
-)
+from react_text.agent.decisions import Finish, Retry, RunTool, Stop
+from react_text.agent.loop import Agent
+from react_text.agent.policy import advance, check_limits, decide, fingerprint, kept_text
+from react_text.agent.results import STATUSES, StepRecord
+from react_text.agent.state import Limits, RunState
 from react_text.protocol.parser import parse
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
@@ -329,10 +318,10 @@ def test_gave_up_after_two_empty_turns(tools, template):
 
 
 def test_every_status_is_documented():
-    import react_text.agent.loop as loop
+    import react_text.agent.results as results
 
     for status in STATUSES:
-        assert f"``{status}``" in loop.__doc__
+        assert f"``{status}``" in results.__doc__
 
 
 # --- faults turned into observations ----------------------------------------

@@ -14,7 +14,10 @@ import pytest
 from react_text.backends.scripted import ScriptedBackend
 from react_text.tools.calling import ToolCall, call_groups, call_tools
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import Agent, Limits, RunTool, RunTools, RunState, decide_turn, plan_calls
+from react_text.agent.decisions import RunTool, RunTools
+from react_text.agent.loop import Agent
+from react_text.agent.policy import decide_turn, plan_calls
+from react_text.agent.state import Limits, RunState
 from react_text.protocol.parser import parse
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import ToolDefinitionError, tool, tool_from_schema

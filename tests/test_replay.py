@@ -11,7 +11,9 @@ from react_text.backends.replay import ReplayBackend
 from react_text.backends.scripted import ScriptedBackend
 from react_text.tools.builtins import calculator
 from react_text.protocol.dialects import format_action, format_final
-from react_text.agent.loop import Agent, Limits, RunResult
+from react_text.agent.loop import Agent
+from react_text.agent.results import RunResult
+from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
 from react_text.trace import read_trace, without_timings
 

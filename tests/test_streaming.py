@@ -23,7 +23,8 @@ from react_text.backends.base import complete_streaming
 from react_text.backends.scripted import ScriptedBackend
 from react_text.backends.stops import StopCutter, cut_at_stop, held_back
 from react_text.cli.console import Console
-from react_text.agent.loop import Agent, Limits
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.fc.server import ServerConfig, ShimHTTPServer, make_server
 from react_text.types import Completion
 

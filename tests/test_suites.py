@@ -19,10 +19,10 @@ from react_text.eval.answers import (
     answer_matches,
     deciding_number,
     extract_numbers,
-    is_refusal,
     normalize_text,
     parse_tolerance,
 )
+from react_text.protocol.answer_text import is_refusal
 from react_text.eval.suites import (
     BUILTIN_TOOLS,
     Suite,

@@ -1,1 +1,8 @@
-"""The ReAct agent: the loop's pure policy and the Agent that runs it."""
+"""The ReAct agent: the loop's pure policy and the Agent that runs it.
+
+``state`` (limits, run state), ``decisions`` and ``policy`` decide without I/O;
+``results`` is what a run returns; ``loop.Agent`` does the I/O with ``turn``
+(the model), ``calls`` (tools), ``events`` (trace), ``window`` (context),
+``scratchpad``, ``shown_tools``, ``constrain`` and ``names``; ``api.run`` is
+the one-call API.
+"""

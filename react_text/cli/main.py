@@ -255,7 +255,8 @@ def _run_backend(args: argparse.Namespace):
 def _cmd_run(args: argparse.Namespace) -> int:
     from ..backends.base import BackendError
     from .console import Console
-    from ..agent.loop import Agent, Limits
+    from ..agent.loop import Agent
+    from ..agent.state import Limits
     from ..prompting.templates import TemplateError
     from ..tools.spec import ToolDefinitionError
     from ..trace import to_jsonable

@@ -360,7 +360,8 @@ def run_compare(
     ``spec.concurrency``) pulling from one queue; a task whose server dies is
     rerun on another one and recorded once (``react_text.backends.pool``).
     """
-    from ..agent.loop import Agent, Limits
+    from ..agent.loop import Agent
+    from ..agent.state import Limits
 
     prepared = prepare(spec)
     results_path = spec.out_dir / "results.jsonl"

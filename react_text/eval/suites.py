@@ -20,11 +20,11 @@ import regex
 from react_text.eval.answers import (
     MATCH_KINDS,
     answer_matches,
-    is_refusal,
     match_answer,
     parse_tolerance,
 )
 from react_text.eval.suite_tools import SUITE_TOOLS
+from react_text.protocol.answer_text import is_refusal
 
 _DATA_PACKAGE = "react_text.suites"
 

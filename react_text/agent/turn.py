@@ -1,0 +1,63 @@
+"""One model turn: asking the backend for it, and reading what the model wrote.
+
+Asking is I/O (the backend, the clock, the ``model_turn`` event); reading is
+pure: the parsed step, refused when the token limit cut its action short, and
+the part of it that stays in the scratchpad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from ..backends.base import Backend, complete_streaming
+from ..protocol.parser import parse
+from ..types import Completion, Step
+from .events import Events
+from .policy import flag_truncation, kept_text
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A model turn as the loop uses it: the completion, its parse, and what the scratchpad keeps."""
+
+    completion: Completion
+    step: Step
+    kept: str
+    seconds: float
+    max_tokens: int
+
+
+def evaluated(c: Completion) -> int:
+    """Prompt tokens the backend evaluated for ``c`` (all of them when it does not say; a cache hit evaluates fewer)."""
+    return c.prompt_tokens if c.evaluated_tokens is None else c.evaluated_tokens
+
+
+def ask_model(backend: Backend, prompt: str, n: int, events: Events, clock: Callable[[], float], *,
+              on_token: Callable[[str], None] | None, **options: Any) -> tuple[Completion, float]:
+    """The completion of turn ``n`` (streamed to ``on_token``) and the seconds it took; emits ``model_turn``."""
+    t0 = clock()
+    completion = complete_streaming(backend, prompt, on_token, **options)
+    seconds = clock() - t0
+    events.emit(
+        "model_turn",
+        n=n,
+        text=completion.text,
+        prompt_tokens=completion.prompt_tokens,
+        evaluated_tokens=evaluated(completion),
+        completion_tokens=completion.completion_tokens,
+        finish_reason=completion.finish_reason,
+        seconds=seconds,
+        backend_seconds=completion.seconds,
+        extra=completion.extra,
+    )
+    return completion, seconds
+
+
+def read_turn(template: Any, completion: Completion, n: int, specs: Mapping[str, Any], *, prose: str, lang: str,
+              max_tokens: int) -> tuple[Step, str]:
+    """The parsed step of turn ``n`` (after its label) and the trusted part that stays in the scratchpad. Pure."""
+    prefix = template.turn_prefix(n)
+    step = parse(prefix + completion.text, specs, prose=prose, dialect=template.dialect, lang=lang, n=n)
+    step = flag_truncation(step, completion.finish_reason, max_tokens)
+    return step, kept_text(step, len(prefix))
