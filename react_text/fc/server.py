@@ -63,7 +63,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Mapping
 
 from ..backends.base import Backend, BackendError
-from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
+from .folding import fold_messages
+from .request import ShimRequestError, read_tool_choice
+from .shim import read_tools, tool_calls
 from ..prompting.templates import TemplateError
 from ..trace import json_text
 
