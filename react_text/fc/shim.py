@@ -23,7 +23,6 @@ explains what went wrong, never an invented call.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
@@ -37,11 +36,12 @@ from ..protocol.parser import parse
 from ..types import Step
 from .answer_stream import AnswerStream
 from .folding import Conversation, fold_messages
+from .reply import ShimResult, ToolCall, call_id
 from .request import ShimRequestError, ToolChoice, read_tool_choice
 from .scratchpad import open_prompt, render_scratchpad
 from .verdict import Verdict, example_call, final_label, judge, reaches_elsewhere, turn_grammar
 
-__all__ = ["read_tools", "ToolCall", "ShimResult", "tool_calls"]
+__all__ = ["read_tools", "tool_calls"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
@@ -117,53 +117,6 @@ def _check_parameters(parameters: Any, where: str) -> None:
     if missing:
         raise ShimRequestError(f"{where}.required names unknown parameters: {', '.join(missing)}", f"{where}.required")
 
-# --- the reply ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One call of the reply; ``arguments`` is the JSON text OpenAI clients expect."""
-
-    id: str
-    name: str
-    arguments: str
-
-    def to_openai(self) -> dict[str, Any]:
-        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
-
-
-@dataclass(frozen=True)
-class ShimResult:
-    """One assistant turn, typed; ``to_dict`` makes the dict ``tool_calls`` returns, in one place.
-
-    ``calls`` when the turn is a call (then there is no ``content``), else the
-    plain answer or the explanation of why none came.
-    """
-
-    content: str | None
-    calls: tuple[ToolCall, ...] = ()
-    thought: str | None = None
-    format_errors: tuple[str, ...] = ()
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def finish_reason(self) -> str:
-        return "tool_calls" if self.calls else "stop"
-
-    def to_message(self) -> dict[str, Any]:
-        """The OpenAI assistant message."""
-        if self.calls:
-            return {"role": "assistant", "content": None, "tool_calls": [call.to_openai() for call in self.calls]}
-        return {"role": "assistant", "content": self.content}
-
-    def to_dict(self) -> dict[str, Any]:
-        usage = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                 "total_tokens": self.prompt_tokens + self.completion_tokens}
-        return {"usage": usage, "thought": self.thought, "format_errors": list(self.format_errors),
-                "message": self.to_message(), "finish_reason": self.finish_reason}
-
-
 # --- the public entry point ---------------------------------------------------------
 
 
@@ -221,18 +174,12 @@ def _result(verdict: Verdict, thought: str | None, attempts: _Attempts, messages
         calls = []
         for index, (name, args) in enumerate(verdict.calls if parallel_tool_calls else verdict.calls[:1]):
             arguments = json.dumps(args, ensure_ascii=False)
-            calls.append(ToolCall(_call_id(messages, index, name, arguments), name, arguments))
+            calls.append(ToolCall(call_id(messages, index, name, arguments), name, arguments))
         return replace(base, calls=tuple(calls))
     if verdict.answer is not None:
         return replace(base, content=verdict.answer)
     return replace(base, content=f"The model did not produce a usable reply in {max_retries + 1} attempt(s); "
                                  f"last problem ({verdict.code}): {verdict.problem}")
-
-
-def _call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:
-    """Deterministic and unique within a conversation: turn position + index + content."""
-    seed = f"{len(messages)}|{index}|{name}|{arguments}"
-    return "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
 
 
 # --- one turn, with its retries -----------------------------------------------------
