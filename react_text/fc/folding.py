@@ -105,7 +105,8 @@ class _Fold:
         if question is None:
             raise ShimRequestError("'messages' must contain at least one 'user' message", "messages")
         if self.earlier:
-            question = "Earlier in this conversation:\n" + "\n".join(self.earlier) + f"\n\nThe user now asks: {question}"
+            earlier = "\n".join(self.earlier)
+            question = f"Earlier in this conversation:\n{earlier}\n\nThe user now asks: {question}"
         return Conversation(question, tuple(self.turns), "\n\n".join(self.system))
 
     def _close_turn(self) -> None:

@@ -117,6 +117,7 @@ def _check_parameters(parameters: Any, where: str) -> None:
     if missing:
         raise ShimRequestError(f"{where}.required names unknown parameters: {', '.join(missing)}", f"{where}.required")
 
+
 # --- the public entry point ---------------------------------------------------------
 
 
