@@ -245,7 +245,8 @@ def test_compare_refuses_a_missing_functions_file_or_corpus(tmp_path, capsys):
 
 
 def test_serve_runs_its_own_functions_for_requests_without_tools(tmp_path):
-    from react_text.fc.server import ServerConfig, make_server
+    from react_text.fc.endpoint import ServerConfig
+    from react_text.fc.server import make_server
 
     tools = tuple(load_functions(write(tmp_path / "f.py", FUNCS)))
     backend = ScriptedBackend([' Price.\nAction: lookup_price\nAction Input: {"item": "apple"}',

@@ -36,7 +36,8 @@ from react_text.agent.loop import Agent
 from react_text.catalog import ChecksumMismatch, ModelError, ModelStore, is_verified, parse_catalog, verify_file
 from react_text.redaction import Redactor
 from react_text.prompting.sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
-from react_text.fc.server import ServerConfig, ShimHTTPServer, make_server
+from react_text.fc.endpoint import ServerConfig
+from react_text.fc.server import ShimHTTPServer, make_server
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
 from react_text.trace import TraceWriter, json_text, read_trace

@@ -18,7 +18,9 @@ import pytest
 import requests
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.fc.server import ServerConfig, ShimHTTPServer, is_loopback, make_server
+from react_text.fc.endpoint import ServerConfig
+from react_text.fc.hosts import is_loopback
+from react_text.fc.server import ShimHTTPServer, make_server
 
 MODEL = "test-model"
 TOOLS = [

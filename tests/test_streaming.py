@@ -25,7 +25,8 @@ from react_text.backends.stops import StopCutter, cut_at_stop, held_back
 from react_text.cli.console import Console
 from react_text.agent.loop import Agent
 from react_text.agent.state import Limits
-from react_text.fc.server import ServerConfig, ShimHTTPServer, make_server
+from react_text.fc.endpoint import ServerConfig
+from react_text.fc.server import ShimHTTPServer, make_server
 from react_text.types import Completion
 
 STOPS = ["\nObservation:", "\nQuestion:", "\n观察"]

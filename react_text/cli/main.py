@@ -424,7 +424,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from ..backends.base import BackendError
     from ..catalog import DEFAULT_MODEL, ModelError
     from ..tools.functions import load_functions
-    from ..fc.server import ServerConfig, make_server, serve
+    from ..fc.endpoint import ServerConfig
+    from ..fc.server import make_server, serve
     from ..prompting.templates import TemplateError, load_examples
 
     model = args.model or DEFAULT_MODEL

@@ -26,7 +26,7 @@ Choices, and why:
   503 at once, without a thread); the listen backlog is ``listen_backlog``.
 * ``stream: true`` is served as Server-Sent Events as the model writes: a plain
   answer goes out in ``content`` deltas while it is generated (once the turn
-  is clearly an answer; see ``shim._AnswerStream``); tool calls go out as
+  is clearly an answer; see ``fc.answer_stream``); tool calls go out as
   ``tool_calls`` deltas in OpenAI's shape (id, type and name first, then the
   arguments) as soon as the turn is parsed and its arguments checked, which
   cannot happen earlier. Nothing is sent before the first piece is ready, so a
@@ -46,364 +46,26 @@ Choices, and why:
 from __future__ import annotations
 
 import hmac
-import http.client
 import io
-import ipaddress
 import json
-import re
 import socket
 import sys
 import threading
 import time
 import traceback
-import uuid
-from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
-from ..backends.base import Backend, BackendError
-from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
-from ..prompting.templates import TemplateError
+from ..backends.base import Backend
 from ..trace import json_text
+from .endpoint import ApiError, ChatRequest, ServerConfig
+from .hosts import host_name, is_loopback, is_loopback_name
+from .service import ChatService
+from .sse import ChunkStream
+from .wire import DISCARD_CAP, REQUEST_LINE_LIMIT, RequestReader, decode_json_body
 
-__all__ = ["ServerConfig", "ApiError", "ChatService", "ChunkStream", "ShimHTTPServer", "make_server", "serve",
-           "is_loopback"]
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """Everything the endpoint decides that is not in a request."""
-
-    model_name: str
-    template: Any = "classic"
-    constrain: bool = False
-    max_body_bytes: int = 1_000_000
-    max_pending: int = 4
-    queue_timeout_s: float = 300.0
-    default_max_tokens: int = 256
-    max_tokens_limit: int = 1024
-    max_retries: int = 2
-    read_timeout_s: float = 30.0
-    """The whole request (line, headers, body) must arrive within this; also each write's timeout."""
-    api_key: str | None = None
-    """When set, every request needs ``Authorization: Bearer <api_key>``."""
-    max_connections: int = 32
-    max_header_bytes: int = 32 * 1024
-    listen_backlog: int = 64
-    max_tools: int = 128
-    examples: tuple[Any, ...] | None = None
-    """Few-shot episodes for the template; None keeps the template's own."""
-    functions: tuple[Any, ...] = ()
-    """Tools this server runs itself (``serve --functions``) for requests that bring no ``tools``:
-    the model's calls to them are executed here and fed back until it answers in text."""
-    max_tool_rounds: int = 6
-
-
-class ApiError(Exception):
-    """An error reply: HTTP status plus the OpenAI error object fields."""
-
-    def __init__(
-        self,
-        status: int,
-        message: str,
-        *,
-        type: str = "invalid_request_error",
-        param: str | None = None,
-        code: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.type = type
-        self.param = param
-        self.code = code
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
-
-
-def _bad(message: str, param: str | None = None, status: int = 400, code: str | None = None) -> ApiError:
-    return ApiError(status, message, param=param, code=code)
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    """The fields of a chat request this server honours, checked."""
-
-    messages: list
-    tools: list | None
-    tool_choice: Any
-    max_tokens: int
-    temperature: float
-    seed: int
-    stream: bool
-    include_usage: bool
-    parallel_tool_calls: bool
-
-
-def read_chat_request(body: Any, config: ServerConfig) -> ChatRequest:
-    """Pure: a decoded JSON body → ``ChatRequest``, or ``ApiError`` naming the field.
-
-    Unknown fields (``user``, ``stop``, penalties, ...) are ignored, as most
-    OpenAI-compatible servers do; fields that would change the reply's shape in
-    ways this server cannot honour are refused with 422.
-    """
-    if not isinstance(body, Mapping):
-        raise _bad("The request body must be a JSON object.")
-    if "messages" not in body:
-        raise _bad("Missing required parameter: 'messages'.", "messages", code="missing_required_parameter")
-    if "model" in body and not isinstance(body["model"], str):
-        raise _bad("'model' must be a string.", "model")
-    for legacy in ("functions", "function_call"):
-        if legacy in body:
-            raise _bad(f"'{legacy}' is not supported; use 'tools' and 'tool_choice'.", legacy, 422, "unsupported_parameter")
-    n = body.get("n", 1)
-    if n not in (None, 1):
-        raise _bad("Only n=1 is supported.", "n", 422, "unsupported_value")
-    if body.get("logprobs"):
-        raise _bad("'logprobs' is not supported.", "logprobs", 422, "unsupported_parameter")
-
-    max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
-    if max_tokens is None:
-        max_tokens = config.default_max_tokens
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise _bad("'max_tokens' must be a positive integer.", "max_tokens")
-    temperature = body.get("temperature", 0.0)
-    if temperature is None:
-        temperature = 0.0
-    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
-        raise _bad("'temperature' must be a number between 0 and 2.", "temperature")
-    seed = body.get("seed", 0)
-    if seed is None:
-        seed = 0
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise _bad("'seed' must be an integer.", "seed")
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool) and stream is not None:
-        raise _bad("'stream' must be a boolean.", "stream")
-    options = body.get("stream_options") or {}
-    if not isinstance(options, Mapping):
-        raise _bad("'stream_options' must be an object.", "stream_options")
-    parallel = body.get("parallel_tool_calls", True)
-    if not isinstance(parallel, bool) and parallel is not None:
-        raise _bad("'parallel_tool_calls' must be a boolean.", "parallel_tool_calls")
-
-    messages, tools = body["messages"], body.get("tools")
-    if isinstance(tools, list) and len(tools) > config.max_tools:
-        raise _bad(f"{len(tools)} tools is too many; this server takes at most {config.max_tools}.", "tools",
-                   code="too_many_tools")
-    try:  # check the conversation before it takes a queue slot
-        offered = read_tools(tools)
-        read_tool_choice(body.get("tool_choice"), offered)
-        fold_messages(messages)
-    except ShimRequestError as exc:
-        raise _bad(exc.message, exc.param, 422 if exc.unsupported else 400) from exc
-    return ChatRequest(
-        messages=list(messages),
-        tools=list(tools) if tools else None,
-        tool_choice=body.get("tool_choice"),
-        max_tokens=min(max_tokens, config.max_tokens_limit),
-        temperature=float(temperature),
-        seed=seed,
-        stream=bool(stream),
-        include_usage=bool(options.get("include_usage", False)),
-        parallel_tool_calls=parallel is not False,
-    )
-
-
-class ChatService:
-    """The endpoint without HTTP: request dicts in, response dicts out.
-
-    Owns the two bounds: admission (``max_pending`` requests in the building)
-    and the model lock (one model call at a time).
-    """
-
-    def __init__(self, backend: Backend, config: ServerConfig) -> None:
-        from ..prompting.templates import load_template
-
-        self.backend = backend
-        self.config = config
-        self.template = load_template(config.template) if isinstance(config.template, str) else config.template
-        if config.constrain and not getattr(backend, "supports_grammar", False):
-            raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop --constrain")
-        self._admission = threading.BoundedSemaphore(config.max_pending)
-        self._model_lock = threading.Lock()
-        self._count_lock = threading.Lock()
-        self._pending = 0
-        self.created = int(time.time())
-
-    @property
-    def pending(self) -> int:
-        """Requests admitted and not finished (running + waiting for the model)."""
-        return self._pending
-
-    def health(self) -> dict[str, Any]:
-        return {"status": "ok", "model": self.config.model_name, "pending": self._pending}
-
-    def models(self) -> dict[str, Any]:
-        return {"object": "list", "data": [self.model_card()]}
-
-    def model_card(self) -> dict[str, Any]:
-        return {"id": self.config.model_name, "object": "model", "created": self.created, "owned_by": "react-text"}
-
-    def read(self, body: Any) -> ChatRequest:
-        return read_chat_request(body, self.config)
-
-    def chat(self, request: ChatRequest, on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
-        """One chat completion (``object: chat.completion``), or ``ApiError``.
-
-        ``on_content`` receives a plain answer's text as it is generated (``shim.tool_calls``).
-        """
-        if not self._admission.acquire(blocking=False):
-            raise ApiError(
-                429,
-                f"Too many requests: {self.config.max_pending} already running or queued for the one model; retry later.",
-                type="rate_limit_error",
-                code="queue_full",
-            )
-        try:
-            with self._count_lock:
-                self._pending += 1
-            if not self._model_lock.acquire(timeout=self.config.queue_timeout_s):
-                raise ApiError(
-                    503,
-                    f"The model stayed busy for {self.config.queue_timeout_s:g} s; retry later.",
-                    type="server_error",
-                    code="model_busy",
-                )
-            try:
-                result = self._run(request, on_content)
-            finally:
-                self._model_lock.release()
-        finally:
-            with self._count_lock:
-                self._pending -= 1
-            self._admission.release()
-        return {
-            "id": "chatcmpl-" + uuid.uuid4().hex[:24],
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": self.config.model_name,
-            "choices": [
-                {"index": 0, "message": result["message"], "finish_reason": result["finish_reason"], "logprobs": None}
-            ],
-            "usage": result["usage"],
-            "system_fingerprint": None,
-        }
-
-    def _run(self, request: ChatRequest, on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
-        if self.config.functions and not request.tools:
-            return self._run_with_functions(request)
-        return self._turn(request, request.messages, request.tools, on_content)
-
-    def _run_with_functions(self, request: ChatRequest) -> dict[str, Any]:
-        """Offer the server's own tools, run the calls the model makes, and return its text answer."""
-        from ..tools.calling import call_tool
-
-        by_name = {t.name: t for t in self.config.functions}
-        offered = [t.to_openai() for t in self.config.functions]
-        messages = list(request.messages)
-        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-        for _ in range(self.config.max_tool_rounds):
-            result = self._turn(request, messages, offered)
-            for key in usage:
-                usage[key] += int(result["usage"].get(key, 0))
-            calls = [c for c in result["message"].get("tool_calls") or [] if c["function"]["name"] in by_name]
-            if not calls:
-                return {**result, "usage": usage}
-            messages.append({"role": "assistant", "content": None, "tool_calls": calls})
-            for call in calls:
-                try:
-                    args = json.loads(call["function"]["arguments"] or "{}")
-                except ValueError:
-                    args = call["function"]["arguments"]
-                seen = call_tool(by_name[call["function"]["name"]], args, timeout=30.0)
-                text = seen.text if seen.ok else f"Error ({seen.code}): {seen.text}"
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
-        message = {"role": "assistant", "content": f"No answer after {self.config.max_tool_rounds} tool rounds."}
-        return {"message": message, "finish_reason": "stop", "usage": usage}
-
-    def _turn(self, request: ChatRequest, messages: list, tools: list | None,
-              on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
-        try:
-            return tool_calls(
-                messages,
-                tools,
-                backend=self.backend,
-                template=self.template,
-                tool_choice=request.tool_choice,
-                constrain=self.config.constrain,
-                max_tokens=request.max_tokens,
-                max_retries=self.config.max_retries,
-                temperature=request.temperature,
-                seed=request.seed,
-                parallel_tool_calls=request.parallel_tool_calls,
-                examples=self.config.examples,
-                on_content=on_content,
-            )
-        except ShimRequestError as exc:
-            raise _bad(exc.message, exc.param) from exc
-        except TemplateError as exc:
-            if "too expensive" in exc.reason:  # the request's tools and messages make a prompt past the limits
-                raise _bad(f"The request makes a prompt too large for this server ({exc.reason}).", "messages",
-                           code="context_length_exceeded") from exc
-            raise ApiError(500, f"The server's template failed: {exc.reason}", type="server_error",
-                           code="template_error") from exc
-        except BackendError as exc:
-            status = 503 if exc.retryable else 500
-            raise ApiError(status, f"The model backend failed: {exc}", type="server_error", code="backend_error") from exc
-
-
-class ChunkStream:
-    """One streamed chat completion, as ``chat.completion.chunk`` objects handed to ``send``.
-
-    The role chunk goes first, sent with the first piece of the reply (not
-    before: until then a failure can still be a plain HTTP error). ``content``
-    is fed live; ``finish`` sends whatever the finished reply adds: the rest of
-    the content, or the tool calls, the finish reason and the usage.
-    """
-
-    def __init__(self, model: str, send: Callable[[dict[str, Any]], None], include_usage: bool = False) -> None:
-        self.id = "chatcmpl-" + uuid.uuid4().hex[:24]
-        self.created = int(time.time())
-        self.model = model
-        self.started = False
-        self.content_sent = ""
-        self._send = send
-        self._include_usage = include_usage
-
-    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> None:
-        if not self.started:  # OpenAI opens a text reply with content "" and a tool-call reply with null
-            self.started = True
-            self._chunk({"role": "assistant", "content": "" if "content" in delta else None})
-        self._send({"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
-
-    def content(self, text: str) -> None:
-        if text:
-            self._chunk({"content": text})
-            self.content_sent += text
-
-    def finish(self, response: Mapping[str, Any]) -> None:
-        choice = response["choices"][0]
-        message = choice["message"]
-        for index, call in enumerate(message.get("tool_calls") or ()):
-            function = call["function"]
-            self._chunk({"tool_calls": [{"index": index, "id": call["id"], "type": call.get("type", "function"),
-                                         "function": {"name": function["name"], "arguments": ""}}]})
-            self._chunk({"tool_calls": [{"index": index, "function": {"arguments": function["arguments"]}}]})
-        content = message.get("content") or ""
-        if content.startswith(self.content_sent):  # otherwise the parse moved under the stream: keep what went out
-            self.content(content[len(self.content_sent):])
-        self._chunk({}, choice["finish_reason"])
-        if self._include_usage:
-            self._send({"id": self.id, "object": "chat.completion.chunk", "created": self.created,
-                        "model": self.model, "choices": [], "usage": response["usage"]})
-
-
-_DISCARD_CAP = 16 * 1024 * 1024
-"""Largest refused body still read (and dropped) so the 413 reaches the client."""
+__all__ = ["ShimHTTPServer", "make_server", "serve"]
 
 _ROUTES = {"/v1/chat/completions": ("POST",), "/v1/models": ("GET",), "/health": ("GET",)}
 
@@ -419,7 +81,7 @@ class _Handler(BaseHTTPRequestHandler):
         config = self.server.service.config
         self.connection = self.request
         self.connection.settimeout(config.read_timeout_s)
-        self._reader = _RequestReader(self.connection, time.monotonic() + config.read_timeout_s, _REQUEST_LINE_LIMIT)
+        self._reader = RequestReader(self.connection, time.monotonic() + config.read_timeout_s, REQUEST_LINE_LIMIT)
         self.rfile = io.BufferedReader(self._reader)
         self.wfile = socket.SocketIO(self.connection, "wb")  # unbuffered, as StreamRequestHandler's default
         self._responded = False
@@ -463,31 +125,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self, method: str) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
-        service = self.server.service
         try:
             self._reader.header_budget = None  # the headers are in: the body has its own limit
             self._check_caller(method)
-            if path.startswith("/v1/models/") and method == "GET":
-                name = path[len("/v1/models/"):]
-                if name != service.config.model_name:
-                    raise ApiError(404, f"The model {name!r} does not exist; this server serves {service.config.model_name!r}.",
-                                   param="model", code="model_not_found")
-                return self._send_json(200, service.model_card())
-            allowed = _ROUTES.get(path)
-            if allowed is None:
-                raise ApiError(404, f"Unknown route: {method} {path}. Routes: {', '.join(_ROUTES)}.", code="unknown_url")
-            if method not in allowed:
-                raise ApiError(405, f"Method {method} is not allowed on {path}; use {', '.join(allowed)}.",
-                               code="method_not_allowed")
-            if path == "/health":
-                return self._send_json(200, service.health())
-            if path == "/v1/models":
-                return self._send_json(200, service.models())
-            request = service.read(self._read_json())
-            if request.stream:
-                return self._stream_chat(request)
-            response = service.chat(request)
-            return self._send_json(200, response)
+            self._route(method, path)
         except ApiError as exc:
             if self._responded:  # a reply (an SSE stream) has begun: a second status line would corrupt it
                 self.close_connection = True
@@ -504,6 +145,31 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._responded:
                 self._send_json(500, ApiError(500, f"Internal server error ({type(exc).__name__}).",
                                               type="server_error").body())
+
+    def _route(self, method: str, path: str) -> None:
+        """Answer ``method path``, or raise ``ApiError`` (404, 405, or whatever the service refuses)."""
+        service = self.server.service
+        if path.startswith("/v1/models/") and method == "GET":
+            name = path[len("/v1/models/"):]
+            if name != service.config.model_name:
+                raise ApiError(404, f"The model {name!r} does not exist; this server serves {service.config.model_name!r}.",
+                               param="model", code="model_not_found")
+            return self._send_json(200, service.model_card())
+        allowed = _ROUTES.get(path)
+        if allowed is None:
+            raise ApiError(404, f"Unknown route: {method} {path}. Routes: {', '.join(_ROUTES)}.", code="unknown_url")
+        if method not in allowed:
+            raise ApiError(405, f"Method {method} is not allowed on {path}; use {', '.join(allowed)}.",
+                           code="method_not_allowed")
+        if path == "/health":
+            return self._send_json(200, service.health())
+        if path == "/v1/models":
+            return self._send_json(200, service.models())
+        request = service.read(self._read_json())
+        if request.stream:
+            return self._stream_chat(request)
+        response = service.chat(request)
+        return self._send_json(200, response)
 
     def _check_caller(self, method: str) -> None:
         """Who may call: the API key, then the Host and Origin a browser would send, then the body's type."""
@@ -544,17 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._discard(length)
             raise ApiError(413, f"Request body is {length} bytes; the limit is {limit}.", code="request_too_large")
-        raw = self.rfile.read(length) if length > 0 else b""
-        try:
-            body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ApiError(400, f"We could not parse the JSON body of your request: {exc}.", code="invalid_json") from None
-        except RecursionError:
-            raise ApiError(400, "The JSON body of your request is nested too deeply.", code="invalid_json") from None
-        try:
-            return _without_lone_surrogates(body) if _SURROGATE_ESCAPE.search(raw) else body
-        except RecursionError:
-            raise ApiError(400, "The JSON body of your request is nested too deeply.", code="invalid_json") from None
+        return decode_json_body(self.rfile.read(length) if length > 0 else b"")
 
     def _discard(self, length: int) -> None:
         """Read and drop a refused body (up to a cap) so the client gets the 413.
@@ -562,7 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
         Closing a socket with unread data makes TCP reset the connection, and the
         client would see "connection reset" instead of the error reply.
         """
-        left = min(length, _DISCARD_CAP)
+        left = min(length, DISCARD_CAP)
         while left > 0:
             chunk = self.rfile.read(min(left, 65536))
             if not chunk:
@@ -609,75 +265,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
         self.wfile.write(b"data: " + json_text(data).encode("utf-8") + b"\n\n")
         self.wfile.flush()
-
-
-_REQUEST_LINE_LIMIT = 65537 + 8192
-"""http.server's own cap on the request line, plus one read-ahead buffer."""
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
-
-
-class _HeadersTooLarge(http.client.HTTPException):
-    """Raised while reading headers; http.server answers it with 431 (see ``send_error``)."""
-
-
-class _RequestReader(io.RawIOBase):
-    """The socket as a raw stream that enforces a whole-request deadline and a header byte budget.
-
-    A socket timeout bounds each wait, so a client trickling a byte at a
-    time would hold a thread for ever; here every read gets only what is left
-    of one deadline for the whole request.
-    """
-
-    def __init__(self, sock: socket.socket, deadline: float, header_budget: int) -> None:
-        self._sock = sock
-        self.deadline = deadline
-        self.header_budget: int | None = header_budget
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise socket.timeout("the request took too long to arrive")
-        if self.header_budget is not None and self.header_budget <= 0:
-            raise _HeadersTooLarge("request headers too large")
-        self._sock.settimeout(left)
-        n = self._sock.recv_into(buffer)
-        if self.header_budget is not None:
-            self.header_budget -= n
-        return n
-
-
-def _without_lone_surrogates(value: Any) -> Any:
-    """Request text with unpaired surrogates (``"\\ud800"``) replaced by U+FFFD: no model can read them."""
-    if isinstance(value, str):
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(value, list):
-        return [_without_lone_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
-    return value
-
-
-def _host_name(authority: str) -> str:
-    """``host`` from ``host:port`` / ``[v6]:port``, lowercased."""
-    authority = authority.strip().lower()
-    if authority.startswith("["):
-        return authority[1:].split("]", 1)[0]
-    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
-
-
-def _is_loopback_name(host: str) -> bool:
-    if host in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 _BUSY_REPLY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
@@ -727,14 +314,14 @@ class ShimHTTPServer(ThreadingHTTPServer):
 
     def accepts_host(self, host: str) -> bool:
         """A loopback server answers only to loopback names: a DNS-rebound name reaches it with a foreign Host."""
-        return not self.loopback or _is_loopback_name(_host_name(host))
+        return not self.loopback or is_loopback_name(host_name(host))
 
     def accepts_origin(self, origin: str, host: str | None) -> bool:
         """A browser page may call only from a loopback page or from this server's own origin."""
         scheme, _, authority = origin.strip().lower().partition("://")
         if scheme not in ("http", "https") or not authority:
             return False  # "null" (sandboxed frames, file: pages) and the like
-        return _is_loopback_name(_host_name(authority)) or (host is not None and authority == host.strip().lower())
+        return is_loopback_name(host_name(authority)) or (host is not None and authority == host.strip().lower())
 
     @property
     def url(self) -> str:
@@ -742,20 +329,6 @@ class ShimHTTPServer(ThreadingHTTPServer):
         host = f"[{host}]" if ":" in str(host) else host
         return f"http://{host}:{port}"
 
-
-def is_loopback(host: str) -> bool:
-    """True when every address ``host`` names is a loopback address."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
 
 
 def make_server(
@@ -789,3 +362,4 @@ def serve(server: ShimHTTPServer) -> None:
         pass
     finally:
         server.server_close()
+

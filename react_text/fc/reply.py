@@ -1,0 +1,60 @@
+"""The shim's reply, typed: the calls or the answer of one turn, made into OpenAI's dict in one place."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+__all__ = ["ToolCall", "ShimResult", "call_id"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call of the reply; ``arguments`` is the JSON text OpenAI clients expect."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_openai(self) -> dict[str, Any]:
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass(frozen=True)
+class ShimResult:
+    """One assistant turn, typed; ``to_dict`` makes the dict ``tool_calls`` returns, in one place.
+
+    ``calls`` when the turn is a call (then there is no ``content``), else the
+    plain answer or the explanation of why none came.
+    """
+
+    content: str | None
+    calls: tuple[ToolCall, ...] = ()
+    thought: str | None = None
+    format_errors: tuple[str, ...] = ()
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def finish_reason(self) -> str:
+        return "tool_calls" if self.calls else "stop"
+
+    def to_message(self) -> dict[str, Any]:
+        """The OpenAI assistant message."""
+        if self.calls:
+            return {"role": "assistant", "content": None, "tool_calls": [call.to_openai() for call in self.calls]}
+        return {"role": "assistant", "content": self.content}
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``tool_calls`` returns: the message, ``finish_reason``, ``usage``, ``thought``, ``format_errors``."""
+        usage = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                 "total_tokens": self.prompt_tokens + self.completion_tokens}
+        return {"usage": usage, "thought": self.thought, "format_errors": list(self.format_errors),
+                "message": self.to_message(), "finish_reason": self.finish_reason}
+
+
+def call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:
+    """Deterministic and unique within a conversation: turn position + index + content."""
+    seed = f"{len(messages)}|{index}|{name}|{arguments}"
+    return "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
