@@ -100,7 +100,7 @@ class HttpBackend:
     def wrap_prompt(self, prompt: str) -> str:
         if not self.chat_template:
             return prompt
-        from .llama_cpp import render_chat_template
+        from .chat_template import render_chat_template
 
         try:
             return render_chat_template(self.chat_template, prompt, bos_token="", eos_token="")
