@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..backends.base import Backend
+from ..backends.build import build_backend
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..backends.llama_cpp import LlamaCppBackend
@@ -84,15 +85,13 @@ class LazyLlamaBackend:
 
 def shared_llama(model: str | Path) -> "LlamaCppBackend":
     """One ``LlamaCppBackend`` per model name or path in this process, loaded on first request."""
-    from ..backends.llama_cpp import LlamaCppBackend
-
     key = str(model).strip()
     with _loading:
         backend = _loaded.get(key)
         if backend is None:
             if not _loaded:
                 atexit.register(_close_all)
-            backend = _loaded[key] = LlamaCppBackend(key)
+            backend = _loaded[key] = build_backend("llama", model=key)
     return backend
 
 
@@ -116,9 +115,7 @@ def backend_named(backend: Backend | str | None, model: str | Path | None = None
         return LazyLlamaBackend(model if model is not None else DEFAULT_MODEL)
     if isinstance(backend, str):
         if backend.startswith(("http://", "https://")):
-            from ..backends.http import HttpBackend
-
-            return HttpBackend(backend, model=None if model is None else str(model))
+            return build_backend("http", url=backend, model=model)
         raise ValueError(f"unknown backend {backend!r}: use 'llama' (in process, the default) "
                          "or a server URL such as 'http://127.0.0.1:8080'")
     if model is not None:

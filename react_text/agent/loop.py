@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 
 from ..eval.answers import is_refusal
 from ..backends.base import Backend, BackendError, complete_streaming, context_size, token_counter
+from ..backends.build import supports_grammar
 from ..prompting.context import Entry, fit_context
 from ..prompting.episodes import episode_values, prompt_language
 from ..protocol.guards import AnswerContext, check_answer, say
@@ -1232,7 +1233,7 @@ def _grammar_tokens(grammar: str) -> int:
 
 def _build_grammar(backend: Backend, template: Any, tools: list[Any]) -> str:
     """The grammar hook for ``constrain=True``; fails early and plainly."""
-    if not getattr(backend, "supports_grammar", False):
+    if not supports_grammar(backend):
         raise ValueError(
             f"backend {getattr(backend, 'name', backend)!r} cannot constrain output with a grammar; "
             "use the llama or http backend, or drop constrain"

@@ -63,6 +63,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Mapping
 
 from ..backends.base import Backend, BackendError
+from ..backends.build import supports_grammar
 from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
 from ..prompting.templates import TemplateError
 from ..trace import json_text
@@ -225,7 +226,7 @@ class ChatService:
         self.backend = backend
         self.config = config
         self.template = load_template(config.template) if isinstance(config.template, str) else config.template
-        if config.constrain and not getattr(backend, "supports_grammar", False):
+        if config.constrain and not supports_grammar(backend):
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop --constrain")
         self._admission = threading.BoundedSemaphore(config.max_pending)
         self._model_lock = threading.Lock()

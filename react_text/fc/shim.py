@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..backends.base import Backend, complete_streaming
+from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_values, prompt_language
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse, suggest_tool
@@ -519,7 +520,7 @@ def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: B
     forced = choice.mode in ("required", "named")
     if not (constrain or forced):
         return None
-    if not getattr(backend, "supports_grammar", False):
+    if not supports_grammar(backend):
         if constrain:
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop constrain")
         return None  # forced calls then rely on the retries alone
