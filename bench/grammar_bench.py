@@ -76,7 +76,7 @@ class Harness:
 
     def wrap(self, prompt: str) -> str:
         """The prompt inside the model's chat template, as the llama.cpp backend sends it."""
-        from react_text.backends.llama_cpp import render_chat_template
+        from react_text.backends.chat_template import render_chat_template
 
         template = self.llm.metadata.get("tokenizer.chat_template")
         if not template:

@@ -44,7 +44,7 @@ def llama_server(smollm2_path: Path) -> Iterator[str]:
     port = _free_port()
     log = tempfile.TemporaryFile()
     # Started through the same guard as LlamaCppBackend (see plain_weight_buffers: AMX on VMs).
-    launcher = ("import runpy, llama_cpp; from react_text.backends.llama_cpp import plain_weight_buffers\n"
+    launcher = ("import runpy, llama_cpp; from react_text.backends.llama_cpp.options import plain_weight_buffers\n"
                 "with plain_weight_buffers(llama_cpp): runpy.run_module('llama_cpp.server', run_name='__main__')")
     command = [
         sys.executable, "-c", launcher, "--model", str(smollm2_path),

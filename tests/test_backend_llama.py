@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from react_text.backends.base import Backend, BackendError
-from react_text.backends.llama_cpp import LlamaCppBackend, TokenLedger, common_prefix_len, render_chat_template
+from react_text.backends.chat_template import render_chat_template
+from react_text.backends.llama_cpp import LlamaCppBackend
+from react_text.backends.llama_cpp.ledger import TokenLedger, common_prefix_len
 from react_text.types import Completion
 
 pytestmark = pytest.mark.model

@@ -113,7 +113,7 @@ def test_gate_never_offers_a_control_token(smol_backend):
     the gate rules control tokens out, so a thought cannot open a new chat turn."""
     import numpy as np
 
-    from react_text.backends.grammar_gate import GrammarGate
+    from react_text.backends.llama_cpp.grammar_gate import GrammarGate
 
     llm, lib = smol_backend._llm, smol_backend._lib
     controls = smol_backend._control_tokens()

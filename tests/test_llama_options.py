@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from react_text.backends.base import BackendError
-from react_text.backends.llama_cpp import LlamaCppBackend, default_gpu_layers, flash_attn_supported
+from react_text.backends.llama_cpp import LlamaCppBackend
+from react_text.backends.llama_cpp.options import default_gpu_layers, flash_attn_supported
 
 pytestmark = pytest.mark.model
 

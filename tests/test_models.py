@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from react_text import catalog as models
+from react_text.catalog import verification as models
 from react_text.catalog import (
     DEFAULT_MODEL,
     ChecksumMismatch,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..backends.base import Backend
-from ..backends.http import HttpBackend
+from ..backends.build import build_backend
 from ..backends.llama_cpp import LlamaCppBackend
 from ..catalog import DEFAULT_MODEL, ModelStore
 from ..prompting.templates import load_template
@@ -75,7 +75,7 @@ def shared_llama(model: str | Path) -> LlamaCppBackend:
         if backend is None:
             if not _loaded:
                 atexit.register(_close_all)
-            backend = _loaded[key] = LlamaCppBackend(key)
+            backend = _loaded[key] = build_backend("llama", model=key)
     return backend
 
 
@@ -97,7 +97,7 @@ def backend_named(backend: Backend | str | None, model: str | Path | None = None
         return LazyLlamaBackend(model if model is not None else DEFAULT_MODEL)
     if isinstance(backend, str):
         if backend.startswith(("http://", "https://")):
-            return HttpBackend(backend, model=None if model is None else str(model))
+            return build_backend("http", url=backend, model=model)
         raise ValueError(f"unknown backend {backend!r}: use 'llama' (in process, the default) "
                          "or a server URL such as 'http://127.0.0.1:8080'")
     if model is not None:

@@ -90,10 +90,10 @@ def _add_llama_options(p: argparse.ArgumentParser) -> None:
 
 
 def _llama_backend(args: argparse.Namespace, model: str):
-    from ..backends.llama_cpp import LlamaCppBackend
+    from ..backends.build import build_backend
 
-    return LlamaCppBackend(model, n_ctx=args.ctx or 4096, n_batch=args.batch, n_gpu_layers=args.gpu_layers,
-                           flash_attn=args.flash_attn)
+    return build_backend("llama", model=model, context_size=args.ctx, n_batch=args.batch,
+                         n_gpu_layers=args.gpu_layers, flash_attn=args.flash_attn)
 
 
 def backend_header(backend) -> str | None:
@@ -241,12 +241,9 @@ def _run_backend(args: argparse.Namespace):
     if args.backend == "http":
         if not args.url:
             raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8080)")
-        from ..backends.http import HttpBackend
+        from ..backends.build import build_backend
 
-        backend = HttpBackend(args.url, api=args.api, model=args.model)
-        if args.ctx is not None:
-            backend.context_size = args.ctx
-        return backend
+        return build_backend("http", url=args.url, api=args.api, model=args.model, context_size=args.ctx)
     from ..catalog import DEFAULT_MODEL
 
     return _llama_backend(args, args.model or DEFAULT_MODEL)
@@ -435,9 +432,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if args.backend == "http":
             if not args.url:
                 raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8081)")
-            from ..backends.http import HttpBackend
+            from ..backends.build import build_backend
 
-            backend = HttpBackend(args.url, api=args.api, model=args.model)
+            backend = build_backend("http", url=args.url, api=args.api, model=args.model)
         else:
             backend = _llama_backend(args, model)
         examples = load_examples(args.examples) if args.examples else None

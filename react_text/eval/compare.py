@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, TextIO
 
 from . import metrics, report
+from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 
 
@@ -491,27 +492,23 @@ def _servers(spec: CompareSpec) -> tuple[Server, ...]:
 
 def _default_factory(spec: CompareSpec, prepared: _Prepared, slot_urls: list[str]) -> Callable[[str, int], object]:
     if spec.backend == "http":
-        from ..backends.http import HttpBackend
-
         clients: dict[tuple[str, int], object] = {}
 
         def http_factory(model: str, worker: int):
             key = (model, worker)
             if key not in clients:
-                clients[key] = HttpBackend(slot_urls[worker], api=spec.api, model=model)
+                clients[key] = build_backend("http", url=slot_urls[worker], api=spec.api, model=model)
             return clients[key]
 
         return http_factory
-
-    from ..backends.llama_cpp import LlamaCppBackend
 
     loaded: dict[str, object] = {}
 
     def llama_factory(model: str, worker: int):
         if model not in loaded:
             loaded.clear()  # one model in memory at a time; the plan runs model by model
-            loaded[model] = LlamaCppBackend(prepared.model_paths[model], seed=spec.seed,
-                                            n_ctx=spec.context_tokens or 4096)
+            loaded[model] = build_backend("llama", model=prepared.model_paths[model], seed=spec.seed,
+                                          context_size=spec.context_tokens)
         return loaded[model]
 
     return llama_factory

@@ -15,6 +15,7 @@ import uuid
 from typing import Any, Callable
 
 from ..backends.base import Backend, BackendError
+from ..backends.build import supports_grammar
 from ..prompting.templates import TemplateError, load_template
 from ..tools.calling import call_tool
 from .endpoint import ApiError, ChatRequest, ServerConfig, bad_request, read_chat_request
@@ -35,7 +36,7 @@ class ChatService:
         self.backend = backend
         self.config = config
         self.template = load_template(config.template) if isinstance(config.template, str) else config.template
-        if config.constrain and not getattr(backend, "supports_grammar", False):
+        if config.constrain and not supports_grammar(backend):
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop --constrain")
         self._admission = threading.BoundedSemaphore(config.max_pending)
         self._model_lock = threading.Lock()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..backends.base import Backend
+from ..backends.build import supports_grammar
 from ..grammar.gbnf import GrammarError, build_grammar
 from ..protocol.dialects import format_action, format_final
 from ..protocol.parser import parse, suggest_tool
@@ -109,7 +110,7 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
     forced = choice.forced
     if not (constrain or forced):
         return None
-    if not getattr(backend, "supports_grammar", False):
+    if not supports_grammar(backend):
         if constrain:
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop constrain")
         return None  # forced calls then rely on the retries alone

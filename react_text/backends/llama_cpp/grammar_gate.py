@@ -22,9 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from .base import BackendError
+from ..base import BackendError
 
 _TOKEN_DATA = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
+
+
+def control_tokens(lib: Any, vocab: Any, n_vocab: int) -> np.ndarray:
+    """Control tokens that do not end generation. llama.cpp's grammar reads them as their
+    text ("<|im_start|>"), which a free-text rule admits, so the gate must rule them out."""
+    return np.array(
+        [t for t in range(n_vocab) if lib.llama_vocab_is_control(vocab, t) and not lib.llama_vocab_is_eog(vocab, t)],
+        dtype=np.intc,
+    )
 
 
 class _Candidates:
