@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from react_text.backends.replay import ReplayBackend
-from react_text.tools.builtins import calculator, current_time
+from react_text.tools.calculator import calculator
+from react_text.tools.clock import current_time
 from react_text.agent.loop import STATUSES, Agent, Limits, RunTool
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import call_tool

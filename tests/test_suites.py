@@ -522,7 +522,7 @@ def test_checks_only_use_numbers_the_task_states(suite):
 
 def test_the_builtin_tools_solve_every_check(suite):
     """The real calculator computes each derivation, and its output passes."""
-    from react_text.tools.builtins import calculator
+    from react_text.tools.calculator import calculator
     from react_text.tools.spec import call_tool
 
     for task in suite:

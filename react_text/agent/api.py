@@ -128,15 +128,16 @@ def backend_named(backend: Backend | str | None, model: str | Path | None = None
 
 def builtin_tool(name: str) -> "Tool":
     """A built-in tool by name: ``calculator`` or ``current_time`` (also ``time``)."""
-    from ..tools import builtins as builtin_tools
+    from ..tools.calculator import calculator
+    from ..tools.clock import current_time
 
     key = name.strip().lower().replace("-", "_").replace(" ", "_")
     if key == "search":
-        raise ValueError("the search tool needs a folder to search: pass react_text.tools.builtins.search_files('DIR')")
+        raise ValueError("the search tool needs a folder to search: pass react_text.tools.search.search_files('DIR')")
     if key not in _BUILTIN_TOOLS:
         raise ValueError(f"unknown built-in tool {name!r}: the built-in tools are calculator and current_time "
                          "(search needs a folder); pass a function for a tool of your own")
-    return getattr(builtin_tools, _BUILTIN_TOOLS[key])
+    return {"calculator": calculator, "current_time": current_time}[_BUILTIN_TOOLS[key]]
 
 
 def tools_named(tools: Iterable[Any] | Any) -> list["Tool"]:
