@@ -19,7 +19,7 @@ from react_text.tools.builtins import default_tools
 from react_text.tools.calculator import CalculatorError, calculate, calculator, format_number
 from react_text.tools.clock import current_time
 from react_text.tools.search import search_files
-from react_text.tools.spec import call_tool
+from react_text.tools.calling import call_tool
 
 
 # --- calculator --------------------------------------------------------------------------

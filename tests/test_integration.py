@@ -16,7 +16,7 @@ from react_text.tools.calculator import calculator
 from react_text.tools.clock import current_time
 from react_text.agent.loop import STATUSES, Agent, Limits, RunTool
 from react_text.prompting.templates import load_template
-from react_text.tools.spec import call_tool
+from react_text.tools.calling import call_tool
 from react_text.trace import iter_events, prompts_from_events, read_trace, without_timings
 
 pytestmark = pytest.mark.model

@@ -17,7 +17,8 @@ from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent, Limits, RunTool, RunTools, RunState, decide_turn, plan_calls
 from react_text.protocol.parser import parse
 from react_text.prompting.templates import load_template
-from react_text.tools.spec import ToolDefinitionError, tool, tool_from_schema
+from react_text.tools.schemas import ToolDefinitionError
+from react_text.tools.spec import tool, tool_from_schema
 from react_text.trace import read_trace
 from react_text.types import Action
 

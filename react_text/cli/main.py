@@ -258,7 +258,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .console import Console
     from ..agent.loop import Agent, Limits
     from ..prompting.templates import TemplateError
-    from ..tools.spec import ToolDefinitionError
+    from ..tools.schemas import ToolDefinitionError
     from ..trace import to_jsonable
 
     try:

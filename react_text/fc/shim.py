@@ -433,7 +433,7 @@ class _Verdict:
 
 def _judge(step: Step, tools: Mapping[str, Any], choice: ToolChoice, example: str) -> _Verdict:
     """Pure: what the parsed turn means under ``tool_choice``, or why it is unusable."""
-    from ..tools.spec import ArgumentError, coerce_args
+    from ..tools.arguments import ArgumentError, coerce_args
 
     if step.error is not None:
         return _Verdict(problem=step.error.message, code=step.error.code)

@@ -15,16 +15,14 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..protocol.feedback import fill_value
-from .results import safe_str
 from ..types import Args
+from .results import safe_str
+from .spec import Tool
 
-if TYPE_CHECKING:
-    from .spec import Tool
-
-__all__ = ["ArgumentError", "BoundArgs", "bind_args", "coerce_args", "example_value"]
+__all__ = ["ArgumentError", "BoundArgs", "bind_args", "coerce_args"]
 
 
 class ArgumentError(ValueError):
@@ -72,19 +70,6 @@ def _show(value: Any) -> str:
     except (TypeError, ValueError, RecursionError):
         text = safe_str(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def example_value(name: str, schema: Mapping[str, Any]) -> Any:
-    """A concrete value for one argument: a real value teaches a small model better than a placeholder."""
-    if schema.get("examples"):
-        return schema["examples"][0]
-    if "default" in schema and schema["default"] is not None:
-        return schema["default"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    kind = schema.get("type")
-    kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
-    return {"integer": 3, "number": 2.5, "boolean": True, "array": [], "object": {}}.get(kind, "text")
 
 
 def _expected(schema: Mapping[str, Any]) -> str:
