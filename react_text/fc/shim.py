@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -53,6 +52,8 @@ from ..backends.base import Backend, complete_streaming
 from ..prompting.episodes import episode_values, prompt_language
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse, suggest_tool
+from ..tools.schemas import ToolDefinitionError
+from ..tools.spec import Tool
 from ..types import Step
 
 __all__ = [
@@ -69,7 +70,6 @@ __all__ = [
     "tool_calls",
 ]
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
@@ -136,11 +136,10 @@ def _never_called(**_: Any) -> Any:
 def read_tools(tools: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
     """OpenAI ``tools`` → react-text ``Tool`` objects (with a placeholder ``fn``).
 
-    Checks the shape first so a bad list gets a message naming the exact field,
-    rather than whatever the schema reader trips over.
+    The request's envelope (a list of ``{"type": "function", ...}``) is checked
+    here; each tool is read by ``Tool.from_any``, the check every other entry
+    point uses, and its complaint is re-labelled with the exact request field.
     """
-    from ..tools.spec import tool_from_schema
-
     if tools is None:
         return ()
     if not isinstance(tools, (list, tuple)):
@@ -154,48 +153,18 @@ def read_tools(tools: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
         kind = entry.get("type", "function")
         if kind != "function":
             raise ShimRequestError(f"{where}.type must be 'function', got {kind!r}", f"{where}.type")
-        function = entry.get("function")
-        if not isinstance(function, Mapping):
-            raise ShimRequestError(f"{where}.function must be an object with a 'name'", f"{where}.function")
-        name = function.get("name")
-        if not isinstance(name, str) or not _NAME_RE.match(name):
-            raise ShimRequestError(
-                f"{where}.function.name must be 1-64 letters, digits, '_', '-' or '.', got {name!r}",
-                f"{where}.function.name",
-            )
-        if name in seen:
-            raise ShimRequestError(f"{where}: duplicate tool name {name!r}", f"{where}.function.name")
-        seen.add(name)
-        description = function.get("description", "")
-        if description is not None and not isinstance(description, str):
-            raise ShimRequestError(f"{where}.function.description must be a string", f"{where}.function.description")
-        parameters = function.get("parameters")
-        if parameters is None:
-            parameters = {"type": "object", "properties": {}}
-        _check_parameters(parameters, f"{where}.function.parameters")
-        schema = {"name": name, "description": description or "", "parameters": parameters}
         try:
-            out.append(tool_from_schema({"type": "function", "function": schema}, _never_called))
-        except Exception as exc:  # the schema reader's own complaint, re-labelled with the field
-            raise ShimRequestError(f"{where}.function: {exc}", f"{where}.function") from exc
+            read = Tool.from_any({**entry, "type": "function"}, fn=_never_called)
+        except ToolDefinitionError as exc:
+            if exc.field is None:
+                raise ShimRequestError(f"{where}.function: {exc}", f"{where}.function") from exc
+            field = f"{where}.function" if exc.field == "function" else f"{where}.function.{exc.field}"
+            raise ShimRequestError(f"{field} {exc.problem}", field) from exc
+        if read.name in seen:
+            raise ShimRequestError(f"{where}: duplicate tool name {read.name!r}", f"{where}.function.name")
+        seen.add(read.name)
+        out.append(read)
     return tuple(out)
-
-
-def _check_parameters(parameters: Any, where: str) -> None:
-    if not isinstance(parameters, Mapping):
-        raise ShimRequestError(f"{where} must be a JSON schema object", where)
-    kind = parameters.get("type", "object")
-    if kind not in ("object", "dict"):
-        raise ShimRequestError(f"{where}.type must be 'object', got {kind!r}", f"{where}.type")
-    properties = parameters.get("properties", {})
-    if not isinstance(properties, Mapping) or not all(isinstance(v, Mapping) for v in properties.values()):
-        raise ShimRequestError(f"{where}.properties must map parameter names to schema objects", f"{where}.properties")
-    required = parameters.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise ShimRequestError(f"{where}.required must be a list of parameter names", f"{where}.required")
-    missing = [r for r in required if r not in properties]
-    if missing:
-        raise ShimRequestError(f"{where}.required names unknown parameters: {', '.join(missing)}", f"{where}.required")
 
 
 def read_tool_choice(tool_choice: Any, tools: Sequence[Any]) -> ToolChoice:
