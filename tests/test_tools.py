@@ -16,8 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text.tools.arguments import ArgumentError, bind_args, coerce_args
-from react_text.tools.calling import _strip_fields  # the fail-closed rule, tested directly
-from react_text.tools.calling import call_tool
+from react_text.tools.calling import _strip_fields, call_tool  # _strip_fields: the fail-closed rule, tested directly
 from react_text.tools.results import COUNT_LIMIT, render_result
 from react_text.tools.schemas import ToolDefinitionError
 from react_text.tools.signature import parse_docstring
