@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from react_text.backends.llama_cpp import LlamaCppBackend
-from react_text.tools.builtins import calculator, search_files
+from react_text.tools.calculator import calculator
+from react_text.tools.search import search_files
 from react_text.agent.loop import Agent
 from react_text.agent.state import Limits
 from react_text.catalog import DEFAULT_MODEL

@@ -17,7 +17,8 @@ import react_text
 from react_text.agent.names import LazyLlamaBackend, backend_named
 from react_text.backends.http import HttpBackend
 from react_text.backends.scripted import ScriptedBackend
-from react_text.tools.builtins import calculator, current_time
+from react_text.tools.calculator import calculator
+from react_text.tools.clock import current_time
 from react_text.agent.loop import Agent
 from react_text.agent.state import Limits
 from react_text.catalog import DEFAULT_MODEL

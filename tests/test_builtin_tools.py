@@ -14,17 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import react_text.tools.builtins as builtin_tools
-from react_text.tools.builtins import (
-    CalculatorError,
-    calculate,
-    calculator,
-    current_time,
-    default_tools,
-    format_number,
-    search_files,
-)
-from react_text.tools.spec import call_tool
+import react_text.tools.calculator as calculator_module
+from react_text.tools.builtins import default_tools
+from react_text.tools.calculator import CalculatorError, calculate, calculator, format_number
+from react_text.tools.clock import current_time
+from react_text.tools.search import search_files
+from react_text.tools.calling import call_tool
 
 
 # --- calculator --------------------------------------------------------------------------
@@ -177,11 +172,11 @@ def test_calculator_rejects_with_a_clear_error(expression: str, message: str) ->
 def test_the_ast_whitelist_is_a_second_wall(source: str, message: str) -> None:
     """Even text that got past the token check cannot reach anything but arithmetic."""
     with pytest.raises(CalculatorError, match=re.escape(message)):
-        builtin_tools._Evaluator().evaluate(ast.parse(source, mode="eval"))
+        calculator_module._Evaluator().evaluate(ast.parse(source, mode="eval"))
 
 
 def test_calculator_source_has_no_eval() -> None:
-    source = Path(builtin_tools.__file__).read_text(encoding="utf-8")
+    source = Path(calculator_module.__file__).read_text(encoding="utf-8")
     called = {node.func.id for node in ast.walk(ast.parse(source))
               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     assert not called & {"eval", "exec", "compile", "__import__"}

@@ -15,7 +15,7 @@ import requests
 import react_text
 from react_text.eval import compare
 from react_text.backends.scripted import ScriptedBackend
-from react_text.tools.builtins import calculator
+from react_text.tools.calculator import calculator
 from react_text.cli.main import _run_tools, main
 from react_text.cli.console import Console
 from react_text.tools.functions import FunctionsError, load_functions

@@ -22,7 +22,7 @@ from react_text.protocol.dialects import format_action, format_final
 from react_text.tools.fetch import FetchError, FetchPolicy, fetch, fetch_tool, host_allowed, html_to_text
 from react_text.agent.loop import Agent
 from react_text.prompting.templates import load_template
-from react_text.tools.spec import call_tool
+from react_text.tools.calling import call_tool
 
 PAGE = """<!doctype html><html><head><title>Varnholt Ferry</title>
 <style>body { color: red }</style><script>var secret = "do not show";</script></head>

@@ -491,7 +491,7 @@ def test_search_reads_at_most_its_cap_of_a_huge_file(tmp_path: Path):
     script = (
         "import resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-        "from react_text.tools.builtins import search_files\n"
+        "from react_text.tools.search import search_files\n"
         f"print(search_files({str(corpus)!r}).fn('lighthouse'))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import pytest
 
 from react_text.backends.replay import ReplayBackend
-from react_text.tools.builtins import calculator, current_time
+from react_text.tools.calculator import calculator
+from react_text.tools.clock import current_time
 from react_text.agent.decisions import RunTool
 from react_text.agent.loop import Agent
 from react_text.agent.results import STATUSES
 from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
-from react_text.tools.spec import call_tool
+from react_text.tools.calling import call_tool
 from react_text.trace import iter_events, prompts_from_events, read_trace, without_timings
 
 pytestmark = pytest.mark.model

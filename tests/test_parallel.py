@@ -20,7 +20,8 @@ from react_text.agent.policy import decide_turn, plan_calls
 from react_text.agent.state import Limits, RunState
 from react_text.protocol.parser import parse
 from react_text.prompting.templates import load_template
-from react_text.tools.spec import ToolDefinitionError, tool, tool_from_schema
+from react_text.tools.schemas import ToolDefinitionError
+from react_text.tools.spec import tool, tool_from_schema
 from react_text.trace import read_trace
 from react_text.types import Action
 

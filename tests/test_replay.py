@@ -9,7 +9,7 @@ import pytest
 from react_text.backends.base import BackendError
 from react_text.backends.replay import ReplayBackend
 from react_text.backends.scripted import ScriptedBackend
-from react_text.tools.builtins import calculator
+from react_text.tools.calculator import calculator
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent
 from react_text.agent.results import RunResult

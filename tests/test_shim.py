@@ -14,7 +14,7 @@ from react_text import tool_calls
 from react_text.backends.scripted import ScriptedBackend
 from react_text.fc.folding import fold_messages
 from react_text.fc.request import ShimRequestError, read_tool_choice
-from react_text.fc.shim import read_tools
+from react_text.fc.request import read_tools
 from react_text.prompting.templates import load_template
 
 WEATHER = {

@@ -522,8 +522,8 @@ def test_checks_only_use_numbers_the_task_states(suite):
 
 def test_the_builtin_tools_solve_every_check(suite):
     """The real calculator computes each derivation, and its output passes."""
-    from react_text.tools.builtins import calculator
-    from react_text.tools.spec import call_tool
+    from react_text.tools.calculator import calculator
+    from react_text.tools.calling import call_tool
 
     for task in suite:
         if task.check is not None:
@@ -533,7 +533,7 @@ def test_the_builtin_tools_solve_every_check(suite):
 
 def test_the_search_tool_reads_the_shipped_corpus_in_both_languages(suite):
     from react_text.tools.builtins import default_tools
-    from react_text.tools.spec import call_tool
+    from react_text.tools.calling import call_tool
 
     search = {t.name: t for t in default_tools(corpus_dir=suite.corpus_dir)}["search"]
     english = call_tool(search, {"query": "Corvel Bridge"}).text

@@ -15,20 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from react_text.tools.spec import (
-    COUNT_LIMIT,
-    ArgumentError,
-    Tool,
-    ToolDefinitionError,
-    bind_args,
-    call_tool,
-    coerce_args,
-    parse_docstring,
-    render_result,
-    tool,
-    tool_from_schema,
-)
-from react_text.tools.spec import _strip_fields  # the fail-closed rule, tested directly
+from react_text.tools.arguments import ArgumentError, bind_args, coerce_args
+from react_text.tools.calling import _strip_fields, call_tool  # _strip_fields: the fail-closed rule, tested directly
+from react_text.tools.results import COUNT_LIMIT, render_result
+from react_text.tools.schemas import ToolDefinitionError
+from react_text.tools.signature import parse_docstring
+from react_text.tools.spec import Tool, tool, tool_from_schema
 
 
 

@@ -17,7 +17,8 @@ from ..backends.build import build_backend
 from ..backends.llama_cpp import LlamaCppBackend
 from ..catalog import DEFAULT_MODEL, ModelStore
 from ..prompting.templates import load_template
-from ..tools import builtins as builtin_tools
+from ..tools.calculator import calculator
+from ..tools.clock import current_time
 from ..tools.spec import Tool, tool as make_tool
 from ..types import Completion
 
@@ -109,11 +110,11 @@ def builtin_tool(name: str) -> Tool:
     """A built-in tool by name: ``calculator`` or ``current_time`` (also ``time``)."""
     key = name.strip().lower().replace("-", "_").replace(" ", "_")
     if key == "search":
-        raise ValueError("the search tool needs a folder to search: pass react_text.tools.builtins.search_files('DIR')")
+        raise ValueError("the search tool needs a folder to search: pass react_text.tools.search.search_files('DIR')")
     if key not in _BUILTIN_TOOLS:
         raise ValueError(f"unknown built-in tool {name!r}: the built-in tools are calculator and current_time "
                          "(search needs a folder); pass a function for a tool of your own")
-    return getattr(builtin_tools, _BUILTIN_TOOLS[key])
+    return {"calculator": calculator, "current_time": current_time}[_BUILTIN_TOOLS[key]]
 
 
 def tools_named(tools: Iterable[Any] | Any) -> list[Tool]:

@@ -207,21 +207,22 @@ def default_trace_path() -> "Path":
 
 
 def _run_tools(args: argparse.Namespace) -> list:
-    from ..tools import builtins as builtin_tools
-
+    from ..tools.calculator import calculator
+    from ..tools.clock import current_time
     from ..tools.functions import load_functions
+    from ..tools.search import search_files
 
     names = args.tools if args.tools is not None else ["calculator", "current_time"] + (["search"] if args.corpus else [])
     tools = []
     for name in dict.fromkeys(_TOOL_ALIASES.get(n, n) for n in names):
         if name == "calculator":
-            tools.append(builtin_tools.calculator)
+            tools.append(calculator)
         elif name == "current_time":
-            tools.append(builtin_tools.current_time)
+            tools.append(current_time)
         elif name == "search":
             if not args.corpus:
                 raise ValueError("--tools search needs --corpus DIR (the folder to search)")
-            tools.append(builtin_tools.search_files(args.corpus))
+            tools.append(search_files(args.corpus))
     if getattr(args, "fetch_allow", None):
         from ..tools.fetch import fetch_tool
 
@@ -255,7 +256,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ..agent.loop import Agent
     from ..agent.state import Limits
     from ..prompting.templates import TemplateError
-    from ..tools.spec import ToolDefinitionError
+    from ..tools.schemas import ToolDefinitionError
     from ..trace import to_jsonable
 
     try:

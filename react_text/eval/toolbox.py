@@ -18,7 +18,7 @@ import unicodedata
 from datetime import date, timedelta
 from typing import Literal
 
-from ..tools.builtins import calculator, format_number
+from ..tools.calculator import calculator, format_number
 from ..tools.spec import Tool, tool
 
 __all__ = ["TOOLBOX", "toolbox_tools"]

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .folding import fold_messages
-from .request import ShimRequestError, read_tool_choice
-from .shim import read_tools
+from .request import ShimRequestError, read_tool_choice, read_tools
 
 __all__ = ["ServerConfig", "ApiError", "bad_request", "ChatRequest", "read_chat_request"]
 

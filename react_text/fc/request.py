@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-__all__ = ["ShimRequestError", "ToolChoice", "read_tool_choice"]
+from ..tools.schemas import ToolDefinitionError
+from ..tools.spec import Tool
+
+__all__ = ["ShimRequestError", "ToolChoice", "read_tool_choice", "read_tools"]
 
 
 class ShimRequestError(ValueError):
@@ -65,3 +68,41 @@ def read_tool_choice(tool_choice: Any, tools: Sequence[Any]) -> ToolChoice:
         "tool_choice must be 'auto', 'none', 'required' or {\"type\": \"function\", \"function\": {\"name\": ...}}",
         "tool_choice",
     )
+
+
+def _never_called(**_: Any) -> Any:
+    raise RuntimeError("the function-calling shim never runs tools; the client does")
+
+
+def read_tools(tools: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
+    """OpenAI ``tools`` → react-text ``Tool`` objects (with a placeholder ``fn``).
+
+    The request's envelope (a list of ``{"type": "function", ...}``) is checked
+    here; each tool is read by ``Tool.from_any``, the check every other entry
+    point uses, and its complaint is re-labelled with the exact request field.
+    """
+    if tools is None:
+        return ()
+    if not isinstance(tools, (list, tuple)):
+        raise ShimRequestError("'tools' must be a list of {\"type\": \"function\", \"function\": {...}} objects", "tools")
+    out = []
+    seen: set[str] = set()
+    for i, entry in enumerate(tools):
+        where = f"tools[{i}]"
+        if not isinstance(entry, Mapping):
+            raise ShimRequestError(f"{where} must be an object", where)
+        kind = entry.get("type", "function")
+        if kind != "function":
+            raise ShimRequestError(f"{where}.type must be 'function', got {kind!r}", f"{where}.type")
+        try:
+            read = Tool.from_any({**entry, "type": "function"}, fn=_never_called)
+        except ToolDefinitionError as exc:
+            if exc.field is None:
+                raise ShimRequestError(f"{where}.function: {exc}", f"{where}.function") from exc
+            field = f"{where}.function" if exc.field == "function" else f"{where}.function.{exc.field}"
+            raise ShimRequestError(f"{field} {exc.problem}", field) from exc
+        if read.name in seen:
+            raise ShimRequestError(f"{where}: duplicate tool name {read.name!r}", f"{where}.function.name")
+        seen.add(read.name)
+        out.append(read)
+    return tuple(out)

@@ -24,7 +24,6 @@ explains what went wrong, never an invented call.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -37,86 +36,11 @@ from ..types import Step
 from .answer_stream import AnswerStream
 from .folding import Conversation, fold_messages
 from .reply import ShimResult, ToolCall, call_id
-from .request import ShimRequestError, ToolChoice, read_tool_choice
+from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import open_prompt, render_scratchpad
 from .verdict import Verdict, example_call, final_label, judge, reaches_elsewhere, turn_grammar
 
-__all__ = ["read_tools", "tool_calls"]
-
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-
-
-# --- reading the request's tools ----------------------------------------------------
-
-
-def _never_called(**_: Any) -> Any:
-    raise RuntimeError("the function-calling shim never runs tools; the client does")
-
-
-def read_tools(tools: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
-    """OpenAI ``tools`` → react-text ``Tool`` objects (with a placeholder ``fn``).
-
-    Checks the shape first so a bad list gets a message naming the exact field,
-    rather than whatever the schema reader trips over.
-    """
-    from ..tools.spec import tool_from_schema
-
-    if tools is None:
-        return ()
-    if not isinstance(tools, (list, tuple)):
-        raise ShimRequestError("'tools' must be a list of {\"type\": \"function\", \"function\": {...}} objects", "tools")
-    out = []
-    seen: set[str] = set()
-    for i, entry in enumerate(tools):
-        where = f"tools[{i}]"
-        if not isinstance(entry, Mapping):
-            raise ShimRequestError(f"{where} must be an object", where)
-        kind = entry.get("type", "function")
-        if kind != "function":
-            raise ShimRequestError(f"{where}.type must be 'function', got {kind!r}", f"{where}.type")
-        function = entry.get("function")
-        if not isinstance(function, Mapping):
-            raise ShimRequestError(f"{where}.function must be an object with a 'name'", f"{where}.function")
-        name = function.get("name")
-        if not isinstance(name, str) or not _NAME_RE.match(name):
-            raise ShimRequestError(
-                f"{where}.function.name must be 1-64 letters, digits, '_', '-' or '.', got {name!r}",
-                f"{where}.function.name",
-            )
-        if name in seen:
-            raise ShimRequestError(f"{where}: duplicate tool name {name!r}", f"{where}.function.name")
-        seen.add(name)
-        description = function.get("description", "")
-        if description is not None and not isinstance(description, str):
-            raise ShimRequestError(f"{where}.function.description must be a string", f"{where}.function.description")
-        parameters = function.get("parameters")
-        if parameters is None:
-            parameters = {"type": "object", "properties": {}}
-        _check_parameters(parameters, f"{where}.function.parameters")
-        schema = {"name": name, "description": description or "", "parameters": parameters}
-        try:
-            out.append(tool_from_schema({"type": "function", "function": schema}, _never_called))
-        except Exception as exc:  # the schema reader's own complaint, re-labelled with the field
-            raise ShimRequestError(f"{where}.function: {exc}", f"{where}.function") from exc
-    return tuple(out)
-
-
-def _check_parameters(parameters: Any, where: str) -> None:
-    if not isinstance(parameters, Mapping):
-        raise ShimRequestError(f"{where} must be a JSON schema object", where)
-    kind = parameters.get("type", "object")
-    if kind not in ("object", "dict"):
-        raise ShimRequestError(f"{where}.type must be 'object', got {kind!r}", f"{where}.type")
-    properties = parameters.get("properties", {})
-    if not isinstance(properties, Mapping) or not all(isinstance(v, Mapping) for v in properties.values()):
-        raise ShimRequestError(f"{where}.properties must map parameter names to schema objects", f"{where}.properties")
-    required = parameters.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise ShimRequestError(f"{where}.required must be a list of parameter names", f"{where}.required")
-    missing = [r for r in required if r not in properties]
-    if missing:
-        raise ShimRequestError(f"{where}.required names unknown parameters: {', '.join(missing)}", f"{where}.required")
-
+__all__ = ["tool_calls"]
 
 # --- the public entry point ---------------------------------------------------------
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..tools.builtins import _query_terms  # the search tool's terms: one notion of a "word" in the project
+from ..tools.search import _query_terms  # the search tool's terms: one notion of a "word" in the project
 
 __all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "tool_terms"]
 

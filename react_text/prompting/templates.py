@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from ..protocol.dialects import DIALECTS, format_action, format_final, format_observation, format_thought
+from ..tools.spec import Tool
 from .episodes import Episode, ExampleStep, choose_episodes, question_language
 from .sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
 
@@ -298,59 +299,26 @@ def _param_specs(schema: Any, tool_name: str) -> tuple[ParamSpec, ...]:
     return tuple(specs)
 
 
-def _spec_from_dict(entry: Mapping[str, Any]) -> ToolSpec:
-    if isinstance(entry.get("function"), Mapping):  # OpenAI {"type": "function", "function": {...}}
-        entry = entry["function"]
-    name = entry.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise TypeError(f"tool description has no 'name': {dict(entry)!r:.120}")
-    params = entry.get("parameters")
-    return ToolSpec(
-        name=name.strip(),
-        description=str(entry.get("description") or "").strip(),
-        parameters=_param_specs(params, name),
-        schema=dict(params or {}),
-    )
-
-
 def describe_tools(tools: ToolsLike) -> tuple[ToolSpec, ...]:
     """Read tools in any accepted shape into the views a template sees.
 
     Accepts ``Tool`` objects (anything with ``name``, ``description``,
     ``parameters``), OpenAI-style dicts (``{"type": "function", "function": ...}``
-    or bare ``{"name", "description", "parameters"}``), bare names, or a mapping
-    of name to parameters schema (the shape ``parse`` takes).
+    or bare ``{"name", "description", "parameters"}``), plain functions, bare
+    names, or a mapping of name to parameters schema (the shape ``parse``
+    takes). Each is read by ``Tool.from_any``, so a template is offered exactly
+    the tools the agent and the shim accept.
     """
     if tools is None:
         return ()
-    specs: list[ToolSpec] = []
     if isinstance(tools, Mapping):
-        for name, schema in tools.items():
-            if isinstance(schema, Mapping) and ("parameters" in schema or "function" in schema):
-                specs.append(_spec_from_dict({"name": name, **schema}))
-            else:
-                description = schema.get("description", "") if isinstance(schema, Mapping) else ""
-                specs.append(ToolSpec(str(name), str(description), _param_specs(schema, str(name)), dict(schema or {})))
+        read = [Tool.from_any(schema or {}, name=str(name)) for name, schema in tools.items()]
     else:
-        for item in tools:
-            if isinstance(item, ToolSpec):
-                specs.append(item)
-            elif isinstance(item, str):
-                specs.append(ToolSpec(item, "", ()))
-            elif isinstance(item, Mapping):
-                specs.append(_spec_from_dict(item))
-            elif hasattr(item, "name"):
-                params = getattr(item, "parameters", None)
-                specs.append(
-                    ToolSpec(
-                        name=str(item.name),
-                        description=str(getattr(item, "description", "") or "").strip(),
-                        parameters=_param_specs(params, str(item.name)),
-                        schema=dict(params or {}),
-                    )
-                )
-            else:
-                raise TypeError(f"cannot describe a tool from {type(item).__name__}")
+        read = [item if isinstance(item, ToolSpec) else Tool.from_any(item) for item in tools]
+    specs = [item if isinstance(item, ToolSpec) else
+             ToolSpec(item.name, item.description.strip(), _param_specs(item.parameters, item.name),
+                      dict(item.parameters))
+             for item in read]
     seen: set[str] = set()
     for spec in specs:
         if spec.name in seen:

@@ -5,26 +5,25 @@ string where a dict was expected, a near-miss argument name. Such guesses
 become a real call when the intent is unambiguous (each mend is recorded as a
 repair code, so a trace shows how forgiving the call was), and an
 :class:`ArgumentError` written *for the model* (which argument, what type, a
-valid example) when it is not.
+valid example) when it is not. Coercing each value to its type is
+:mod:`react_text.tools.coercion`'s job; this module matches the call to the tool.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..protocol.feedback import fill_value
-from .results import safe_str
 from ..types import Args
+from .coercion import Mismatch, coerce_value, json_or_none
+from .results import safe_str
+from .spec import Tool
 
-if TYPE_CHECKING:
-    from .spec import Tool
-
-__all__ = ["ArgumentError", "BoundArgs", "bind_args", "coerce_args", "example_value"]
+__all__ = ["ArgumentError", "BoundArgs", "bind_args", "coerce_args"]
 
 
 class ArgumentError(ValueError):
@@ -55,9 +54,6 @@ class BoundArgs:
     repairs: tuple[str, ...] = ()
 
 
-_TRUE = {"true", "yes", "y", "on", "1", "t"}
-_FALSE = {"false", "no", "n", "off", "0", "f"}
-_NULL = {"null", "none", "nil", ""}
 _KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
 
@@ -74,19 +70,6 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def example_value(name: str, schema: Mapping[str, Any]) -> Any:
-    """A concrete value for one argument: a real value teaches a small model better than a placeholder."""
-    if schema.get("examples"):
-        return schema["examples"][0]
-    if "default" in schema and schema["default"] is not None:
-        return schema["default"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    kind = schema.get("type")
-    kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
-    return {"integer": 3, "number": 2.5, "boolean": True, "array": [], "object": {}}.get(kind, "text")
-
-
 def _expected(schema: Mapping[str, Any]) -> str:
     if schema.get("enum"):
         return "one of " + ", ".join(_show(v) for v in schema["enum"])
@@ -95,174 +78,7 @@ def _expected(schema: Mapping[str, Any]) -> str:
     return " or ".join(_KIND_WORDS.get(k, k) for k in kinds) or "any value"
 
 
-class _Mismatch(Exception):
-    """Internal: a value does not fit its schema; carries the path for the message."""
-
-    def __init__(self, path: str, schema: Mapping[str, Any], value: Any, why: str = "") -> None:
-        super().__init__(path)
-        self.path, self.schema, self.value, self.why = path, schema, value, why
-
-
-def _to_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    if isinstance(value, str):
-        text = value.strip().replace("_", "")
-        if re.fullmatch(r"[+-]?\d{1,3}(,\d{3})+", text):
-            text = text.replace(",", "")
-        if re.fullmatch(r"[+-]?\d{1,400}", text):
-            return int(text)
-        number = _to_number(text)
-        if isinstance(number, float) and number.is_integer():
-            return int(number)
-    return None
-
-
-def _to_number(value: Any) -> int | float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value if math.isfinite(value) else None
-    if isinstance(value, str):
-        text = value.strip().replace("_", "")
-        if re.fullmatch(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?", text):
-            text = text.replace(",", "")
-        if len(text) > 400 or not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
-            return None
-        number = float(text)
-        return number if math.isfinite(number) else None
-    return None
-
-
-def _coerce_kind(value: Any, kind: str, schema: Mapping[str, Any], path: str, repairs: list[str],
-                 depth: int) -> Any:
-    """Coerce to one JSON schema type, or raise _Mismatch."""
-    if kind == "string":
-        if isinstance(value, str):
-            return value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            repairs.append("coerced_type")
-            return json.dumps(value)
-    elif kind == "integer":
-        number = _to_int(value)
-        if number is not None:
-            if number is not value:
-                repairs.append("coerced_type")
-            return number
-    elif kind == "number":
-        number = _to_number(value)
-        if number is not None:
-            if number is not value:
-                repairs.append("coerced_type")
-            return number
-    elif kind == "boolean":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int) and value in (0, 1):
-            repairs.append("coerced_type")
-            return bool(value)
-        if isinstance(value, str) and value.strip().casefold() in _TRUE | _FALSE:
-            repairs.append("coerced_type")
-            return value.strip().casefold() in _TRUE
-    elif kind == "null":
-        if value is None:
-            return None
-        if isinstance(value, str) and value.strip().casefold() in _NULL:
-            repairs.append("coerced_type")
-            return None
-    elif kind == "array":
-        items = value
-        if isinstance(value, (tuple, set, frozenset)):
-            items = list(value)
-        elif isinstance(value, str):
-            text = value.strip()
-            parsed = _json_or_none(text) if text.startswith("[") else None
-            if isinstance(parsed, list):
-                items = parsed
-            elif text:
-                items = [part.strip() for part in text.split(",")] if "," in text else [text]
-            else:
-                items = []
-            repairs.append("coerced_type")
-        if isinstance(items, list):
-            item_schema = schema.get("items")
-            if isinstance(item_schema, dict) and item_schema:
-                return [_coerce_value(v, item_schema, f"{path}[{i}]", repairs, depth + 1)
-                        for i, v in enumerate(items)]
-            return list(items)
-    elif kind == "object":
-        obj = value
-        if isinstance(value, str):
-            obj = _json_or_none(value.strip())
-            if isinstance(obj, dict):
-                repairs.append("coerced_type")
-        if isinstance(obj, dict):
-            return _coerce_object(obj, schema, path, repairs, depth + 1)
-    else:  # unknown type keyword: do not guess
-        return value
-    raise _Mismatch(path, schema, value)
-
-
-def _json_or_none(text: str) -> Any:
-    """``text`` read as JSON, or None; nesting too deep for Python's recursion limit reads as not JSON."""
-    if len(text) > 1_000_000:
-        return None
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _coerce_object(obj: dict, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int) -> dict:
-    props = schema.get("properties")
-    extra = schema.get("additionalProperties")
-    out: dict[str, Any] = {}
-    for key, value in obj.items():
-        sub = props.get(key) if isinstance(props, dict) else None
-        if sub is None and isinstance(extra, dict):
-            sub = extra
-        out[key] = _coerce_value(value, sub, f"{path}.{key}", repairs, depth) if sub else value
-    return out
-
-
-def _coerce_value(value: Any, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int = 0) -> Any:
-    """Coerce ``value`` to ``schema`` (type, enum, nested items/properties)."""
-    if depth > 32:
-        raise _Mismatch(path, schema, value, "the value is nested too deeply")
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind else []
-    result = value
-    if kinds:
-        # null first only for an actual None, so "none" stays a string for string|null
-        order = sorted(kinds, key=lambda k: (k != "null") if value is None else (k == "null"))
-        for k in order:
-            trial: list[str] = []
-            try:
-                result = _coerce_kind(value, k, schema, path, trial, depth)
-            except _Mismatch as mismatch:
-                if mismatch.path != path:  # a nested element failed: report that one
-                    raise
-                continue
-            repairs.extend(trial)
-            break
-        else:
-            raise _Mismatch(path, schema, value)
-    enum = schema.get("enum")
-    if enum is not None and result not in enum:
-        folded = [v for v in enum if isinstance(v, str) and isinstance(result, str)
-                  and v.casefold() == result.strip().casefold()]
-        if len(folded) != 1:
-            raise _Mismatch(path, schema, value)
-        repairs.append("enum_case")
-        result = folded[0]
-    return result
-
-
-def _mismatch_error(tool: Tool, mismatch: _Mismatch, given: Mapping[str, Any] | None = None) -> ArgumentError:
+def _mismatch_error(tool: Tool, mismatch: Mismatch, given: Mapping[str, Any] | None = None) -> ArgumentError:
     argument = re.split(r"[.\[]", mismatch.path, maxsplit=1)[0]
     why = mismatch.why or f"expected {_expected(mismatch.schema)}, got {_show(mismatch.value)}"
     return _argument_error(tool, f"argument {mismatch.path!r}: {why}", argument, given)
@@ -299,7 +115,6 @@ def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
     to their schema types; a tool without arguments ignores whatever it gets.
     """
     props = tool.properties
-    required = tool.required
     repairs: list[str] = []
     if args is None:
         args = {}
@@ -308,26 +123,46 @@ def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
             repairs.append("ignored_arguments")
         return BoundArgs({}, tuple(repairs))
     if isinstance(args, str):
-        text = args.strip()
-        parsed = _json_or_none(text) if text.startswith(("{", '"')) else None
-        if isinstance(parsed, dict) and _reads_as_arguments(parsed, props):
-            args = parsed
-            repairs.append("json_string")
-        else:
-            target = required[0] if len(required) == 1 else next(iter(props)) if len(props) == 1 else None
-            if target is None:
-                names = ", ".join(props)
-                raise _argument_error(tool, f"it takes several arguments ({names}); write them as a JSON object")
-            if isinstance(parsed, str):
-                args, text = parsed, parsed
-                repairs.append("unquoted")
-            if text or target in required:
-                args = {target: args}
-                repairs.append("bare_string")
-            else:  # an empty input for an optional argument: use its default
-                args = {}
+        args = _args_from_text(tool, args, repairs)
     if not isinstance(args, Mapping):
         raise _argument_error(tool, f"expected a JSON object of arguments, got {_show(args)}")
+    values = _match_names(tool, args, repairs)
+    for name, value in list(values.items()):
+        try:
+            values[name] = coerce_value(value, props[name], name, repairs)
+        except Mismatch as mismatch:
+            raise _mismatch_error(tool, mismatch, values) from None
+    for name, schema in props.items():
+        if name not in values and "default" in schema:
+            values[name] = schema["default"]
+    return BoundArgs(values, tuple(dict.fromkeys(repairs)))
+
+
+def _args_from_text(tool: Tool, args: str, repairs: list[str]) -> Any:
+    """Arguments the model wrote as text: a JSON object of them, or the value of the one argument."""
+    props, required = tool.properties, tool.required
+    text = args.strip()
+    parsed = json_or_none(text) if text.startswith(("{", '"')) else None
+    if isinstance(parsed, dict) and _reads_as_arguments(parsed, props):
+        repairs.append("json_string")
+        return parsed
+    target = required[0] if len(required) == 1 else next(iter(props)) if len(props) == 1 else None
+    if target is None:
+        names = ", ".join(props)
+        raise _argument_error(tool, f"it takes several arguments ({names}); write them as a JSON object")
+    value: Any = args
+    if isinstance(parsed, str):
+        value, text = parsed, parsed
+        repairs.append("unquoted")
+    if text or target in required:
+        repairs.append("bare_string")
+        return {target: value}
+    return {}  # an empty input for an optional argument: use its default
+
+
+def _match_names(tool: Tool, args: Mapping[Any, Any], repairs: list[str]) -> dict[str, Any]:
+    """The model's arguments under the tool's own names; unknown or missing names are an ``ArgumentError``."""
+    props = tool.properties
     by_key = {_key(name): name for name in props}
     values: dict[str, Any] = {}
     unknown: list[str] = []
@@ -350,19 +185,11 @@ def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
             valid = ", ".join(props)
             raise _argument_error(tool, f"unknown argument(s) {', '.join(map(repr, unknown))}; "
                                         f"valid arguments are: {valid}", unknown[0], values)
-    missing = [name for name in required if name not in values]
+    missing = [name for name in tool.required if name not in values]
     if missing:
         raise _argument_error(tool, f"missing required argument(s) {', '.join(map(repr, missing))}", missing[0],
                               values)
-    for name, value in list(values.items()):
-        try:
-            values[name] = _coerce_value(value, props[name], name, repairs)
-        except _Mismatch as mismatch:
-            raise _mismatch_error(tool, mismatch, values) from None
-    for name, schema in props.items():
-        if name not in values and "default" in schema:
-            values[name] = schema["default"]
-    return BoundArgs(values, tuple(dict.fromkeys(repairs)))
+    return values
 
 
 def _reads_as_arguments(parsed: dict, props: Mapping[str, Any]) -> bool:

@@ -22,12 +22,11 @@ import os
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..types import Args, Observation
-
-if TYPE_CHECKING:
-    from .spec import Tool
+from .arguments import ArgumentError, bind_args
+from .spec import Tool
 
 __all__ = ["ToolCache", "cache_key", "default_cache_dir"]
 
@@ -47,8 +46,6 @@ def cache_key(tool: Tool, args: Args | None) -> str | None:
     None for a tool that is not ``cacheable`` and for arguments that do not
     bind (the call fails anyway, and a failure is never stored).
     """
-    from .arguments import ArgumentError, bind_args
-
     if not tool.cacheable:
         return None
     try:

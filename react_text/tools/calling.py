@@ -20,15 +20,13 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
-from .arguments import ArgumentError, bind_args
-from .results import render_result, safe_str, truncate
 from ..types import Args, Observation
-
-if TYPE_CHECKING:
-    from .cache import ToolCache
-    from .spec import Tool
+from .arguments import ArgumentError, bind_args
+from .cache import ToolCache
+from .results import render_result, safe_str, truncate
+from .spec import Tool
 
 __all__ = ["CallResult", "Redact", "ToolCall", "call_tool", "call_tools"]
 

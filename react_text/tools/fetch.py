@@ -16,6 +16,7 @@ Every failure raises ``FetchError`` whose message is written for the model
 
 from __future__ import annotations
 
+import codecs
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -106,7 +107,7 @@ def _check_url(url: str, allow: tuple[str, ...], hop: str = "") -> str:
 
 def fetch(url: str, policy: FetchPolicy, *, session: object | None = None) -> FetchResult:
     """GET ``url`` under ``policy``: allowlisted hops only, streamed up to ``max_bytes``, one deadline."""
-    import requests
+    import requests  # heavy: loaded on the first fetch, not with the tool
 
     deadline = time.monotonic() + policy.timeout_s
     current = _check_url(url, policy.allow)
@@ -141,7 +142,7 @@ def _timeout(policy: FetchPolicy) -> FetchError:
 
 
 def _read(response, url: str, policy: FetchPolicy, deadline: float) -> FetchResult:
-    import requests
+    import requests  # heavy: see fetch()
 
     status = response.status_code
     if status >= 400:
@@ -186,14 +187,12 @@ def _chunks(response):
 
 
 def _urllib3_error() -> type[Exception]:
-    from urllib3.exceptions import HTTPError
+    from urllib3.exceptions import HTTPError  # requests' own dependency, loaded with it
 
     return HTTPError
 
 
 def _charset(content_type: str) -> str:
-    import codecs
-
     for part in content_type.split(";")[1:]:
         key, _, value = part.strip().partition("=")
         if key.lower() == "charset":

@@ -17,6 +17,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from .schemas import ToolDefinitionError
+from .spec import Tool, tool
+
 __all__ = ["FunctionsError", "load_functions"]
 
 
@@ -53,8 +56,6 @@ def _import(path: Path) -> Any:
 
 def load_functions(path: str | os.PathLike[str]) -> list[Any]:
     """The tools a Python file offers: its ``@tool`` objects if it has any, else its public functions."""
-    from .spec import Tool, ToolDefinitionError, tool
-
     file = Path(path).expanduser()
     if not file.is_file():
         raise FunctionsError(f"--functions {file}: no such file")
