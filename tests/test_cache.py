@@ -267,6 +267,7 @@ def test_cli_run_with_parallel_cache_and_ctx(tmp_path):
 
 def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(tmp_path):
     from react_text.eval import compare
+    from react_text.eval.planning import CompareSpec
 
     suite = tmp_path / "mini.jsonl"
     suite.write_text(json.dumps({"id": "t1", "question": "What are 37*91 and 2+2?", "expected": 3367,
@@ -275,9 +276,9 @@ def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(t
     script = [acts(("calculator", {"expression": "37*91"}), ("calculator", {"expression": "2+2"})), final("3367")]
 
     def run(out: str) -> list[dict]:
-        spec = compare.CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / out,
-                                   backend="http", urls=("http://127.0.0.1:9",), parallel_tools=2,
-                                   tool_cache=str(tmp_path / "cache"), context_tokens=3000)
+        spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / out,
+                           backend="http", urls=("http://127.0.0.1:9",), parallel_tools=2,
+                           tool_cache=str(tmp_path / "cache"), context_tokens=3000)
         (record,) = compare.run_compare(spec, backend_factory=lambda model, worker: ScriptedBackend(script),
                                         progress_stream=open("/dev/null", "w"))
         assert record["correct"], record

@@ -573,9 +573,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..eval import compare, metrics, report
+    from ..eval.planning import CompareError, CompareSpec, planned_task_ids, select
+    from ..eval.records import load_results
     from ..catalog import DEFAULT_MODEL
 
-    spec = compare.CompareSpec(
+    spec = CompareSpec(
         templates=tuple(args.templates),
         models=tuple(args.models or [DEFAULT_MODEL]),
         suite=args.suite,
@@ -604,11 +606,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     command = "react-text " + " ".join(shlex.quote(a) for a in argv) if argv else None
     try:
         if args.report_only:
-            records = compare.select(compare.load_results(spec.out_dir / "results.jsonl"), spec,
-                                     compare.planned_task_ids(spec))
+            records = select(load_results(spec.out_dir / "results.jsonl"), spec, planned_task_ids(spec))
         else:
             records = compare.run_compare(spec)
-    except compare.CompareError as exc:
+    except CompareError as exc:
         print(f"react-text compare: {with_template_hint(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
