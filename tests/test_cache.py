@@ -14,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.cli.main import _tool_cache, build_parser
+from react_text.cli.main import build_parser
+from react_text.cli.options import tool_cache
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent, Limits, Retry, RunTools
 from react_text.prompting.templates import load_template
@@ -196,11 +197,11 @@ def test_cache_key_is_the_bound_arguments():
 def test_cli_cache_flags(tmp_path, monkeypatch):
     monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path / "home"))
     parse = build_parser().parse_args
-    assert _tool_cache(parse(["run", "q"])) is None
-    assert _tool_cache(parse(["run", "q", "--cache"])).folder == tmp_path / "home" / "tool-cache" == default_cache_dir()
-    assert _tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c")])).folder == tmp_path / "c"
-    assert _tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c"), "--no-cache"])) is None
-    assert _tool_cache(parse(["compare", "--cache", str(tmp_path / "d")])).folder == tmp_path / "d"
+    assert tool_cache(parse(["run", "q"])) is None
+    assert tool_cache(parse(["run", "q", "--cache"])).folder == tmp_path / "home" / "tool-cache" == default_cache_dir()
+    assert tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c")])).folder == tmp_path / "c"
+    assert tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c"), "--no-cache"])) is None
+    assert tool_cache(parse(["compare", "--cache", str(tmp_path / "d")])).folder == tmp_path / "d"
 
 
 # --- from the command line ---------------------------------------------------------------

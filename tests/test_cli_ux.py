@@ -18,7 +18,8 @@ from react_text.eval import compare
 from react_text.eval.planning import CompareSpec
 from react_text.backends.scripted import ScriptedBackend
 from react_text.tools.builtins import calculator
-from react_text.cli.main import _run_tools, main
+from react_text.cli.main import main
+from react_text.cli.run import _run_tools
 from react_text.cli.console import Console
 from react_text.tools.functions import FunctionsError, load_functions
 from react_text.agent.loop import Agent
