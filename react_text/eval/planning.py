@@ -14,12 +14,13 @@ from typing import Iterable, Mapping, Sequence
 
 from ..backends.pool import parse_servers
 from ..catalog import resolve_model
-from ..prompting.templates import TemplateError, load_template
+from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.builtins import default_tools
 from ..tools.functions import FunctionsError, load_functions
+from ..tools.spec import Tool
 from .records import record_key
 from .suite_tools import SUITE_TOOLS
-from .suites import BUILTIN_TOOLS, load_suite
+from .suites import BUILTIN_TOOLS, Suite, Task, load_suite
 from .toolbox import TOOLBOX, toolbox_tools
 
 
@@ -74,11 +75,11 @@ class CompareSpec:
 class Prepared:
     """The spec's names resolved: tasks to run, loaded templates, model files, corpus and user tools."""
 
-    tasks: tuple
-    templates: dict
-    model_paths: dict
+    tasks: tuple[Task, ...]
+    templates: dict[str, Template]
+    model_paths: dict[str, Path | None]
     corpus: Path | None
-    functions: tuple = ()
+    functions: tuple[Tool, ...] = ()
 
 
 def prepare(spec: CompareSpec) -> Prepared:
@@ -104,8 +105,8 @@ def prepare(spec: CompareSpec) -> Prepared:
     return Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
 
 
-def _load_functions(spec: CompareSpec, problems: list[str]) -> tuple:
-    loaded = []
+def _load_functions(spec: CompareSpec, problems: list[str]) -> tuple[Tool, ...]:
+    loaded: list[Tool] = []
     for file in spec.functions:
         try:
             loaded += load_functions(file)
@@ -135,7 +136,7 @@ def _model_paths(spec: CompareSpec, problems: list[str]) -> dict[str, Path | Non
     return {name: None for name in spec.models}
 
 
-def _load_suite(spec: CompareSpec):
+def _load_suite(spec: CompareSpec) -> Suite:
     try:
         return load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite,
                           known_tools=BUILTIN_TOOLS | {TOOLBOX})
@@ -143,7 +144,7 @@ def _load_suite(spec: CompareSpec):
         raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
 
 
-def _sample(suite, spec: CompareSpec) -> tuple:
+def _sample(suite: Suite, spec: CompareSpec) -> tuple[Task, ...]:
     tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
     return tasks[: spec.limit] if spec.limit else tasks
 
@@ -167,12 +168,12 @@ def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
     return tuple(kept)
 
 
-def task_tools(task, corpus: Path | None, functions: Sequence = ()):
+def task_tools(task: Task, corpus: Path | None, functions: Sequence[Tool] = ()) -> list[Tool]:
     """The tools a task lists (``toolbox`` stands for every tool of ``react_text.eval.toolbox``), then the
     user's ``--functions`` (a same-named one replaces a built-in)."""
     available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus)}}
     own = {t.name for t in functions}
-    tools = {}
+    tools: dict[str, Tool] = {}
     for name in task.tools:
         for t in toolbox_tools() if name == TOOLBOX else [available.get(name)]:
             if t is not None and t.name not in own:
@@ -191,7 +192,8 @@ def select(records: Iterable[Mapping], spec: CompareSpec, task_ids: Iterable[str
     ]
 
 
-Cell = tuple  # (model, template name, constrain, task): one task of one table cell
+Cell = tuple[str, str, bool, Task]
+"""(model, template name, constrain, task): one task of one table cell."""
 
 
 @dataclass(frozen=True)
@@ -200,11 +202,11 @@ class CellPlan:
 
     todo: tuple[Cell, ...]
     """Cells with no record yet, model by model (one in-process model is loaded at a time)."""
-    kept: list
+    kept: list[Mapping]
     """The finished records of the spec's cells and tasks, returned with the new ones."""
-    cell_totals: dict
+    cell_totals: dict[tuple[str, str, bool], int]
     """Tasks per (model, template, constrain)."""
-    cell_done: dict
+    cell_done: dict[tuple[str, str, bool], int]
     """Tasks already recorded per (model, template, constrain): where each cell's count starts."""
 
     @property
