@@ -3,7 +3,7 @@
 Every (model, template, task) cell result is appended to ``results.jsonl`` the
 moment it finishes, so an interrupted compare picks up where it stopped and
 never repeats finished work. Each task keeps its own trace for drill-down.
-What runs is decided in ``planning``; the records are ``records``'.
+What to run is decided in ``planning``; each record is built and written by ``records``.
 """
 
 from __future__ import annotations
