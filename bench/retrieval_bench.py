@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.eval.compare import CompareSpec, load_results, run_compare, sample_tasks
+from react_text.eval.compare import run_compare
+from react_text.eval.planning import CompareSpec, sample_tasks
+from react_text.eval.records import load_results
 from react_text.agent.loop import Agent
 from react_text.catalog import DEFAULT_MODEL, resolve_model
 from react_text.eval.suites import BUILTIN_TOOLS, load_suite

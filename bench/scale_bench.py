@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from react_text.backends.fake_server import FakeCompletionServer
-from react_text.eval.compare import CompareSpec, run_compare
+from react_text.eval.compare import run_compare
+from react_text.eval.planning import CompareSpec
 
 
 def measure(url: str, concurrency: int, tasks: int, out: Path) -> tuple[float, int, int]:

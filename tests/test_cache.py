@@ -14,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.cli.main import _tool_cache, build_parser
+from react_text.cli.main import build_parser
+from react_text.cli.options import tool_cache
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.decisions import Retry, RunTools
 from react_text.agent.loop import Agent
@@ -198,11 +199,11 @@ def test_cache_key_is_the_bound_arguments():
 def test_cli_cache_flags(tmp_path, monkeypatch):
     monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path / "home"))
     parse = build_parser().parse_args
-    assert _tool_cache(parse(["run", "q"])) is None
-    assert _tool_cache(parse(["run", "q", "--cache"])).folder == tmp_path / "home" / "tool-cache" == default_cache_dir()
-    assert _tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c")])).folder == tmp_path / "c"
-    assert _tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c"), "--no-cache"])) is None
-    assert _tool_cache(parse(["compare", "--cache", str(tmp_path / "d")])).folder == tmp_path / "d"
+    assert tool_cache(parse(["run", "q"])) is None
+    assert tool_cache(parse(["run", "q", "--cache"])).folder == tmp_path / "home" / "tool-cache" == default_cache_dir()
+    assert tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c")])).folder == tmp_path / "c"
+    assert tool_cache(parse(["run", "q", "--cache", str(tmp_path / "c"), "--no-cache"])) is None
+    assert tool_cache(parse(["compare", "--cache", str(tmp_path / "d")])).folder == tmp_path / "d"
 
 
 # --- from the command line ---------------------------------------------------------------
@@ -269,6 +270,7 @@ def test_cli_run_with_parallel_cache_and_ctx(tmp_path):
 
 def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(tmp_path):
     from react_text.eval import compare
+    from react_text.eval.planning import CompareSpec
 
     suite = tmp_path / "mini.jsonl"
     suite.write_text(json.dumps({"id": "t1", "question": "What are 37*91 and 2+2?", "expected": 3367,
@@ -277,9 +279,9 @@ def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(t
     script = [acts(("calculator", {"expression": "37*91"}), ("calculator", {"expression": "2+2"})), final("3367")]
 
     def run(out: str) -> list[dict]:
-        spec = compare.CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / out,
-                                   backend="http", urls=("http://127.0.0.1:9",), parallel_tools=2,
-                                   tool_cache=str(tmp_path / "cache"), context_tokens=3000)
+        spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / out,
+                           backend="http", urls=("http://127.0.0.1:9",), parallel_tools=2,
+                           tool_cache=str(tmp_path / "cache"), context_tokens=3000)
         (record,) = compare.run_compare(spec, backend_factory=lambda model, worker: ScriptedBackend(script),
                                         progress_stream=open("/dev/null", "w"))
         assert record["correct"], record

@@ -14,9 +14,11 @@ import requests
 
 import react_text
 from react_text.eval import compare
+from react_text.eval.planning import CompareSpec
 from react_text.backends.scripted import ScriptedBackend
 from react_text.tools.calculator import calculator
-from react_text.cli.main import _run_tools, main
+from react_text.cli.main import main
+from react_text.cli.run import _run_tools
 from react_text.cli.console import Console
 from react_text.tools.functions import FunctionsError, load_functions
 from react_text.agent.loop import Agent
@@ -227,9 +229,9 @@ def test_compare_offers_functions_and_searches_the_given_corpus(tmp_path):
             return ' Price.\nAction: lookup_price\nAction Input: {"item": "apple"}'
         return ' Search.\nAction: search\nAction Input: {"query": "Varnholt founded"}'
 
-    spec = compare.CompareSpec(templates=("classic",), models=("fake",), suite=str(suite(tmp_path)),
-                               out_dir=tmp_path / "out", backend="http", urls=(DEAD_URL,),
-                               functions=(str(funcs),), corpus=str(corpus))
+    spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(suite(tmp_path)),
+                       out_dir=tmp_path / "out", backend="http", urls=(DEAD_URL,),
+                       functions=(str(funcs),), corpus=str(corpus))
     records = compare.run_compare(spec, backend_factory=lambda m, w: ScriptedBackend([turn] * 4),
                                   progress_stream=open(os.devnull, "w"))
     assert [r["correct"] for r in records] == [True, True], records
@@ -336,9 +338,9 @@ def test_a_template_that_cannot_render_ends_the_run_cleanly(tmp_path, capsys):
 
 def test_compare_records_a_task_whose_prompt_fails_as_crashed_and_goes_on(tmp_path):
     broken = custom_template(tmp_path / "tpl", name="broken", body="{{ no_such_variable.attr }}")
-    spec = compare.CompareSpec(templates=("broken", "classic"), models=("fake",), suite=str(suite(tmp_path)),
-                               out_dir=tmp_path / "out", backend="http", urls=(DEAD_URL,),
-                               template_dirs=(str(broken.parent),))
+    spec = CompareSpec(templates=("broken", "classic"), models=("fake",), suite=str(suite(tmp_path)),
+                       out_dir=tmp_path / "out", backend="http", urls=(DEAD_URL,),
+                       template_dirs=(str(broken.parent),))
     records = compare.run_compare(spec, backend_factory=lambda m, w: ScriptedBackend([" ok\nFinal Answer: 0.40"] * 4),
                                   progress_stream=open(os.devnull, "w"))
     by_template = {}

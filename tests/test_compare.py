@@ -9,6 +9,8 @@ import re
 import pytest
 
 from react_text.eval import compare
+from react_text.eval.planning import CompareError, CompareSpec, sample_tasks
+from react_text.eval.records import load_results
 from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.main import main
 from react_text.eval.suites import load_suite
@@ -41,8 +43,8 @@ def scripted_answers(prompt: str) -> str:
 
 
 def spec_for(tmp_path, suite, **kw):
-    return compare.CompareSpec(templates=("classic",), models=("fake",), suite=str(suite),
-                               out_dir=tmp_path / "out", backend="http", urls=("http://127.0.0.1:9",), **kw)
+    return CompareSpec(templates=("classic",), models=("fake",), suite=str(suite),
+                       out_dir=tmp_path / "out", backend="http", urls=("http://127.0.0.1:9",), **kw)
 
 
 def test_compare_runs_records_and_reports(tmp_path):
@@ -58,7 +60,7 @@ def test_compare_runs_records_and_reports(tmp_path):
     assert [r["task_id"] for r in records] == ["t1", "t2", "t3"]
     assert [r["correct"] for r in records] == [True, True, False]
     assert all(r["status"] == "answered" for r in records)
-    saved = compare.load_results(spec.out_dir / "results.jsonl")
+    saved = load_results(spec.out_dir / "results.jsonl")
     assert saved == records
     for r in records:  # a trace per task, for drill-down
         assert json.loads(open(r["trace"], encoding="utf-8").readline())["event"] == "run_start"
@@ -80,7 +82,7 @@ def test_compare_resumes_without_repeating_finished_tasks(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         compare.run_compare(spec, backend_factory=interrupting, progress_stream=open("/dev/null", "w"))
-    first = compare.load_results(spec.out_dir / "results.jsonl")
+    first = load_results(spec.out_dir / "results.jsonl")
     assert [r["task_id"] for r in first] == ["t1"]
 
     asked = []
@@ -95,7 +97,7 @@ def test_compare_resumes_without_repeating_finished_tasks(tmp_path):
     # a torn last line (crash mid-write) is skipped, not fatal
     with open(spec.out_dir / "results.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"model": "fake", "templ')
-    assert len(compare.load_results(spec.out_dir / "results.jsonl")) == 3
+    assert len(load_results(spec.out_dir / "results.jsonl")) == 3
 
 
 def test_crashing_task_is_recorded_as_failure(tmp_path):
@@ -113,9 +115,9 @@ def test_crashing_task_is_recorded_as_failure(tmp_path):
 
 def test_missing_template_or_model_stops_before_any_work(tmp_path):
     suite = suite_file(tmp_path, TASKS)
-    spec = compare.CompareSpec(templates=("classic", "no-such-template"), models=("no-such-model",),
-                               suite=str(suite), out_dir=tmp_path / "out")
-    with pytest.raises(compare.CompareError) as err:
+    spec = CompareSpec(templates=("classic", "no-such-template"), models=("no-such-model",),
+                       suite=str(suite), out_dir=tmp_path / "out")
+    with pytest.raises(CompareError) as err:
         compare.run_compare(spec, backend_factory=lambda m, w: pytest.fail("must not run"))
     text = str(err.value)
     assert "no-such-template" in text and "no-such-model" in text
@@ -158,19 +160,19 @@ def test_concurrency_against_several_workers(tmp_path):
 
 def test_per_group_sample_keeps_every_category_and_language():
     suite = load_suite("all")
-    sample = compare.sample_tasks(suite.tasks, per_group=2)
+    sample = sample_tasks(suite.tasks, per_group=2)
     groups = {(t.category, t.lang) for t in suite.tasks}
     assert len(sample) == 2 * len(groups)
     assert {(t.category, t.lang) for t in sample} == groups
     order = [t.id for t in suite.tasks]
     assert [t.id for t in sample] == sorted((t.id for t in sample), key=order.index)
-    assert compare.sample_tasks(suite.tasks, per_group=None) == tuple(suite.tasks)
+    assert sample_tasks(suite.tasks, per_group=None) == tuple(suite.tasks)
 
 
 def test_small_real_compare_on_smollm2(tmp_path, smol_backend):
     """Two templates × two real tasks through real llama.cpp: structure, not the model's skill."""
-    spec = compare.CompareSpec(templates=("classic", "zh"), models=("smollm2-135m",), suite="arithmetic",
-                               out_dir=tmp_path / "out", limit=2, max_steps=3, max_turn_tokens=96)
+    spec = CompareSpec(templates=("classic", "zh"), models=("smollm2-135m",), suite="arithmetic",
+                       out_dir=tmp_path / "out", limit=2, max_steps=3, max_turn_tokens=96)
     records = compare.run_compare(spec, backend_factory=lambda model, worker: smol_backend,
                                   progress_stream=open("/dev/null", "w"))
     assert len(records) == 4

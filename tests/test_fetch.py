@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.cli.main import build_parser, _run_tools
+from react_text.cli.main import build_parser
+from react_text.cli.run import _run_tools
 from react_text.protocol.dialects import format_action, format_final
 from react_text.tools.fetch import FetchError, FetchPolicy, fetch, fetch_tool, host_allowed, html_to_text
 from react_text.agent.loop import Agent

@@ -695,7 +695,7 @@ def test_a_file_changed_after_verification_is_caught(tmp_path: Path):
 
 
 def test_compare_results_keep_a_record_whose_answer_holds_a_lone_surrogate(tmp_path):
-    from react_text.eval.compare import ResultsFile, load_results
+    from react_text.eval.records import ResultsFile, load_results
 
     results = ResultsFile(tmp_path / "results.jsonl")
     results.append({"task_id": "t1", "answer": "bad \udcff byte"})

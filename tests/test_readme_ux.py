@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from react_text.cli.main import _PARSE_EXIT_CODES
+from react_text.cli.parse import _PARSE_EXIT_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from react_text.eval import compare, metrics, report
+from react_text.eval import metrics, report
+from react_text.eval.records import load_results, record_from_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -141,8 +142,8 @@ def test_record_from_run_steps_equal_the_trace_run_end(tmp_path):
     result = Agent(backend, [], "classic", trace=trace).run("What is 2 + 2?")
     task = Task(id="x", question="What is 2 + 2?", expected=4, match="number", tools=(), lang="en",
                 category="arith")
-    record = compare.record_from_run(task, result, model="m", template="classic", constrain=False,
-                                     trace=trace, wall_seconds=0.1)
+    record = record_from_run(task, result, model="m", template="classic", constrain=False,
+                             trace=trace, wall_seconds=0.1)
     end = read_trace(trace)[-1]
     assert record["steps"] == end["totals"]["steps"] == 2
 
@@ -179,7 +180,7 @@ def test_chart_is_wide_enough_for_its_title_legend_and_labels(templates, models)
 def test_committed_report_is_rendered_by_this_code():
     """results/compare/ was regenerated from its results.jsonl with --report-only: same text now."""
     folder = ROOT / "results" / "compare"
-    records = compare.load_results(folder / "results.jsonl")
+    records = load_results(folder / "results.jsonl")
     summaries = metrics.summarize(records)
     verdicts = metrics.verdicts(summaries, records)
     md = (folder / "report.md").read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text.backends.scripted import ScriptedBackend
-from react_text.eval.compare import _task_tools
+from react_text.eval.planning import task_tools
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent
 from react_text.eval.suites import BUILTIN_TOOLS, load_suite, match_answer
@@ -186,7 +186,7 @@ def test_the_toolbox_has_at_least_fifty_distinct_tools():
 def test_the_suite_loads_and_offers_the_whole_toolbox():
     suite = load_suite(SUITE, known_tools=BUILTIN_TOOLS | {TOOLBOX})
     assert len(suite) >= 50
-    assert {t.name for t in _task_tools(suite.tasks[0], None)} == {t.name for t in TOOLS}
+    assert {t.name for t in task_tools(suite.tasks[0], None)} == {t.name for t in TOOLS}
     with pytest.raises(ValueError, match="toolbox"):
         load_suite(SUITE)  # the default known tools do not include the box
 
@@ -224,7 +224,8 @@ def test_compare_with_retrieval_shows_each_task_its_own_tools(tmp_path):
     import json
 
     from react_text.backends.fake_server import FakeCompletionServer
-    from react_text.eval.compare import CompareSpec, run_compare
+    from react_text.eval.compare import run_compare
+    from react_text.eval.planning import CompareSpec
 
     with FakeCompletionServer(latency_s=0.01, slots=2) as fake:
         spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(SUITE), out_dir=tmp_path / "out",

@@ -13,20 +13,22 @@ from pathlib import Path
 import pytest
 
 from react_text.eval import compare
+from react_text.eval.planning import CompareError, CompareSpec
+from react_text.eval.records import load_results
 from react_text.backends.fake_server import FakeCompletionServer
 from react_text.backends.pool import Server, TaskQueue, parse_servers
 
 QUIET = open("/dev/null", "w")
 
 
-def spec(tmp_path: Path, urls, *, concurrency: int = 1, limit: int = 12) -> compare.CompareSpec:
-    return compare.CompareSpec(templates=("classic",), models=("fake",), suite="arithmetic",
-                               out_dir=tmp_path / "out", backend="http", urls=tuple(urls), api="llama",
-                               concurrency=concurrency, limit=limit, max_steps=3, timeout_s=60)
+def spec(tmp_path: Path, urls, *, concurrency: int = 1, limit: int = 12) -> CompareSpec:
+    return CompareSpec(templates=("classic",), models=("fake",), suite="arithmetic",
+                       out_dir=tmp_path / "out", backend="http", urls=tuple(urls), api="llama",
+                       concurrency=concurrency, limit=limit, max_steps=3, timeout_s=60)
 
 
 def recorded(tmp_path: Path) -> list[dict]:
-    return compare.load_results(tmp_path / "out" / "results.jsonl")
+    return load_results(tmp_path / "out" / "results.jsonl")
 
 
 # --- pure parts -------------------------------------------------------------------
@@ -105,7 +107,7 @@ def test_killing_one_of_two_servers_mid_run_loses_no_task(tmp_path):
 def test_when_every_server_dies_the_rest_waits_for_a_rerun(tmp_path):
     with FakeCompletionServer(latency_s=0.05, slots=1, die_after=4) as a, \
             FakeCompletionServer(latency_s=0.05, slots=1, die_after=4) as b:
-        with pytest.raises(compare.CompareError, match="run the same command again"):
+        with pytest.raises(CompareError, match="run the same command again"):
             compare.run_compare(spec(tmp_path, [a.url, b.url]), progress_stream=QUIET)
     first = recorded(tmp_path)
     assert 0 < len(first) < 12 and not [r for r in first if r["status"] == "backend_error"]
@@ -124,6 +126,6 @@ def test_a_single_dead_server_records_backend_errors_as_before(tmp_path):
 
 
 def test_bad_server_specs_stop_before_any_work(tmp_path):
-    with pytest.raises(compare.CompareError, match="URL#N"):
+    with pytest.raises(CompareError, match="URL#N"):
         compare.run_compare(spec(tmp_path, ["http://127.0.0.1:9#zero"]), progress_stream=QUIET)
     assert not (tmp_path / "out" / "results.jsonl").exists()

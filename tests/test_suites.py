@@ -632,7 +632,6 @@ def test_readme_documents_every_match_kind_and_field():
 
 def test_tools_suite_answers_come_from_running_its_calls():
     """Every expected value of the ``tools`` suite is what its recorded calls return."""
-    from react_text.eval.answers import match_answer
     from react_text.eval.suite_tools import SUITE_TOOLS
 
     suite = load_suite("tools")

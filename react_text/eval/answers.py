@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence, Union
+from typing import Iterable, Sequence, Union
 
 import regex
 
 from ..protocol.answer_text import canonical, is_refusal
-
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from react_text.eval.suites import Task
 
 MATCH_KINDS: tuple[str, ...] = ("exact", "number", "contains", "regex", "one_of", "refusal")
 
@@ -251,13 +248,6 @@ def answer_matches(
     if kind == "refusal":
         return is_refusal(answer)
     raise ValueError(f"unknown match kind {kind!r}; expected one of {', '.join(MATCH_KINDS)}")
-
-
-def match_answer(task: "Task", answer: str | None) -> bool:
-    """Whether ``answer`` is right for ``task`` under the task's match kind;
-    numbers from the task's question and evidence do not decide a number."""
-    return answer_matches(task.match, task.expected, answer, tolerance=task.tolerance,
-                          context=(task.question, *task.evidence))
 
 
 def _as_float(expected: object) -> float:

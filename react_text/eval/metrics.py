@@ -1,7 +1,7 @@
 """Scoring a compare run: pure functions over per-task result records.
 
 A result record is one JSON object per (model, template, task) as written by
-``react_text.eval.compare``; everything here reads those dicts, so a report can be
+``react_text.eval.records``; everything here reads those dicts, so a report can be
 rebuilt from a results file alone, long after the run.
 """
 

@@ -1,8 +1,9 @@
-"""Task suites for compare: loading, validating and listing them.
+"""Task suites for compare: loading, validating and listing them, and judging
+an answer against its task.
 
 The shipped suites and their search corpus live in the top-level ``suites/``
-folder, installed as the data package ``react_text.suites``; answer
-matching rules live in ``react_text.eval.answers``.
+folder, installed as the data package ``react_text.suites``; the rule for each
+match kind lives in ``react_text.eval.answers``, which knows nothing of tasks.
 """
 
 from __future__ import annotations
@@ -17,27 +18,18 @@ from typing import Any, Iterable, Union
 
 import regex
 
-from react_text.eval.answers import (
-    MATCH_KINDS,
-    answer_matches,
-    match_answer,
-    parse_tolerance,
-)
+from react_text.eval.answers import MATCH_KINDS, answer_matches, parse_tolerance
 from react_text.eval.suite_tools import SUITE_TOOLS
-from react_text.protocol.answer_text import is_refusal
 
 _DATA_PACKAGE = "react_text.suites"
 
 __all__ = [
     "BUILTIN_TOOLS",
-    "MATCH_KINDS",
     "Suite",
     "SuiteError",
     "SuiteProblem",
     "Task",
-    "answer_matches",
     "builtin_corpus_dir",
-    "is_refusal",
     "list_suites",
     "load_suite",
     "match_answer",
@@ -85,6 +77,13 @@ class Task:
     when no offered tool fits. Read by the function-calling benchmark."""
     source: str = ""
     line: int = 0
+
+
+def match_answer(task: Task, answer: str | None) -> bool:
+    """Whether ``answer`` is right for ``task`` under the task's match kind;
+    numbers from the task's question and evidence do not decide a number."""
+    return answer_matches(task.match, task.expected, answer, tolerance=task.tolerance,
+                          context=(task.question, *task.evidence))
 
 
 @dataclass(frozen=True)

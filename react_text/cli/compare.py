@@ -1,0 +1,105 @@
+"""``react-text compare``: run a task suite across templates and models, then write and print the report."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from ..catalog import DEFAULT_MODEL
+from ..eval import metrics, report
+from ..eval.compare import run_compare, write_report
+from ..eval.planning import CompareError, CompareSpec, planned_task_ids, select
+from ..eval.records import load_results
+from .options import (
+    add_functions_option,
+    add_long_run_options,
+    add_retrieval_options,
+    add_template_options,
+    tool_cache,
+    with_template_hint,
+)
+
+
+def add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="run a task suite across templates and models and report")
+    p.add_argument("--templates", nargs="+", default=["classic", "json", "call", "paper", "zh"],
+                   help="template names or .j2 paths")
+    add_template_options(p, template=False)
+    p.add_argument("--models", nargs="+", default=None, help="catalog names or GGUF paths (default: the default model)")
+    add_functions_option(p)
+    p.add_argument("--corpus", default=None, metavar="DIR",
+                   help="folder of .txt/.md files the search tool reads instead of the suite's own corpus")
+    p.add_argument("--suite", default="all", help="built-in suite name(s) joined by commas, 'all', or a JSONL file")
+    p.add_argument("--out", default="compare-results", help="folder for results.jsonl, traces and the report")
+    p.add_argument("--constrain", choices=["off", "on", "both"], default="off",
+                   help="grammar-constrained turns: without, with, or both side by side")
+    p.add_argument("--backend", choices=["llama", "http"], default="llama")
+    p.add_argument("--url", action="append", default=[],
+                   help="HTTP endpoint, URL or URL#N for N parallel requests (repeat for several servers; "
+                        "a task whose server dies is rerun on another)")
+    p.add_argument("--api", choices=["openai", "llama"], default="openai")
+    p.add_argument("--concurrency", type=int, default=1,
+                   help="parallel tasks per --url without #N (HTTP backend only)")
+    p.add_argument("--max-steps", type=int, default=6)
+    p.add_argument("--max-turn-tokens", type=int, default=192)
+    p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks of the suite")
+    p.add_argument("--per-group", type=int, default=None,
+                   help="only the first N tasks of each (category, language): a stratified sample")
+    p.add_argument("--report-only", action="store_true",
+                   help="rebuild the report in --out from its results.jsonl with this version's code; run nothing")
+    add_long_run_options(p)
+    add_retrieval_options(p)
+    p.set_defaults(func=_cmd_compare)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    spec = CompareSpec(
+        templates=tuple(args.templates),
+        models=tuple(args.models or [DEFAULT_MODEL]),
+        suite=args.suite,
+        out_dir=Path(args.out),
+        constrain={"off": (False,), "on": (True,), "both": (False, True)}[args.constrain],
+        backend=args.backend,
+        urls=tuple(args.url),
+        api=args.api,
+        concurrency=args.concurrency,
+        max_steps=args.max_steps,
+        max_turn_tokens=args.max_turn_tokens,
+        timeout_s=args.timeout,
+        limit=args.limit,
+        per_group=args.per_group,
+        parallel_tools=args.parallel,
+        tool_cache=None if args.cache is None else str(tool_cache(args).folder),
+        context_tokens=args.ctx,
+        tool_retrieval=args.tool_retrieval,
+        max_shown_tools=args.max_shown_tools,
+        functions=tuple(args.functions),
+        corpus=args.corpus,
+        template_dirs=tuple(args.templates_dir),
+    )
+    # The command that makes these results: a report rebuilt later names the run, not the rebuild.
+    argv = [a for a in args.argv if a != "--report-only"]
+    command = "react-text " + " ".join(shlex.quote(a) for a in argv) if argv else None
+    try:
+        if args.report_only:
+            records = select(load_results(spec.out_dir / "results.jsonl"), spec, planned_task_ids(spec))
+        else:
+            records = run_compare(spec)
+    except CompareError as exc:
+        print(f"react-text compare: {with_template_hint(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished tasks are in {spec.out_dir / 'results.jsonl'}; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
+    if not records:
+        print("no results yet", file=sys.stderr)
+        return 1
+    paths = write_report(records, spec.out_dir, command=command)
+    print(report.terminal_table(metrics.summarize(records)))
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return 0

@@ -1,0 +1,84 @@
+"""``react-text serve``: an OpenAI-compatible ``/v1/chat/completions`` with tools, from any model."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..backends.base import BackendError
+from ..backends.build import build_backend
+from ..catalog import DEFAULT_MODEL, ModelError
+from ..fc.endpoint import ServerConfig
+from ..fc.server import make_server, serve
+from ..prompting.templates import TemplateError, load_examples
+from ..tools.functions import load_functions
+from .options import (
+    _llama_backend,
+    add_functions_option,
+    add_llama_options,
+    add_template_options,
+    backend_header,
+    load_template_with_hint,
+)
+
+
+def add_serve(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="serve an OpenAI-compatible /v1/chat/completions with tools, from any model")
+    p.add_argument("--model", default=None,
+                   help="catalog name or .gguf path (default: qwen2.5-coder-0.5b); with --backend http, "
+                        "the model name sent to the server")
+    add_template_options(p)
+    add_functions_option(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (loopback only unless --allow-remote)")
+    p.add_argument("--port", type=int, default=8080, help="port to listen on")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (needs --api-key)")
+    p.add_argument("--api-key", default=None,
+                   help="require 'Authorization: Bearer KEY' on every request (default: $REACT_TEXT_API_KEY; "
+                        "the variable keeps the key out of the process list)")
+    p.add_argument("--constrain", action="store_true", help="constrain every turn with a grammar")
+    p.add_argument("--backend", choices=("llama", "http"), default="llama")
+    p.add_argument("--url", default=None, help="server URL for --backend http")
+    p.add_argument("--api", choices=("openai", "llama"), default="openai", help="HTTP API flavour")
+    p.add_argument("--max-tokens", type=int, default=256, help="default tokens per model turn")
+    p.add_argument("--max-pending", type=int, default=4,
+                   help="requests admitted at once (one runs, the rest wait); more get 429")
+    p.add_argument("--examples", default=None,
+                   help="JSON file of few-shot episodes written for your tools (default: the template's own)")
+    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    add_llama_options(p)
+    p.set_defaults(func=_cmd_serve)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    model = args.model or DEFAULT_MODEL
+    try:
+        template = load_template_with_hint(args.template, args.templates_dir)
+        functions = tuple(t for file in args.functions for t in load_functions(file))
+        if args.backend == "http":
+            if not args.url:
+                raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8081)")
+            backend = build_backend("http", url=args.url, api=args.api, model=args.model)
+        else:
+            backend = _llama_backend(args, model)
+        examples = load_examples(args.examples) if args.examples else None
+        config = ServerConfig(model_name=model, template=template, constrain=args.constrain,
+                              default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples,
+                              functions=functions,
+                              api_key=args.api_key or os.environ.get("REACT_TEXT_API_KEY") or None)
+        server = make_server(backend, config, host=args.host, port=args.port,
+                             allow_remote=args.allow_remote, verbose=args.verbose)
+    except (BackendError, ModelError, TemplateError, ValueError, TypeError, OSError) as exc:
+        print(f"react-text serve: {exc}", file=sys.stderr)
+        return 2
+    header = backend_header(backend)
+    if header:
+        print(header, file=sys.stderr)
+    if functions:
+        print(f"tools run here, for requests without their own: {', '.join(t.name for t in functions)}",
+              file=sys.stderr)
+    print(f"serving {model} (template {template.name}) on {server.url}/v1 — Ctrl-C to stop", file=sys.stderr,
+          flush=True)
+    serve(server)
+    return 0
