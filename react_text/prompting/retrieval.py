@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tools.builtins import _query_terms  # the search tool's terms: one notion of a "word" in the project
+from .tool_views import json_args
 
 __all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "tool_terms"]
 
@@ -129,10 +130,10 @@ class ToolIndex:
 
 def describe_line(tool: Any) -> str:
     """One tool as ``list_tools`` shows it: name, description and JSON argument shape."""
-    from .templates import _json_args, describe_tools  # the template's own argument notation
+    from .templates import describe_tools  # jinja2 loads only when a run lists tools
 
     (spec,) = describe_tools([tool])
-    return f"- {spec.name}: {spec.description} Arguments: {_json_args(spec)}"
+    return f"- {spec.name}: {spec.description} Arguments: {json_args(spec)}"
 
 
 class ToolRetrieval:
