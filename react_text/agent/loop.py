@@ -721,11 +721,9 @@ class Agent:
         self._clock = clock
         self._history: str | None = None
         self._transcript = ""
-        if template is None or isinstance(template, (str, Path)):
-            from ..prompting.templates import load_template
+        from ..prompting.templates import as_template  # jinja2: the loop module imports without it
 
-            template = load_template(str(template or "classic"))
-        self.template = template
+        self.template = as_template(template)
         self.tools: dict[str, Any] = {}
         for t in tools_named(tools):
             if t.name in self.tools:

@@ -64,7 +64,7 @@ from typing import Any, Callable, Mapping
 
 from ..backends.base import Backend, BackendError
 from .shim import ShimRequestError, fold_messages, read_tool_choice, read_tools, tool_calls
-from ..prompting.templates import TemplateError
+from ..prompting.templates import TemplateError, as_template
 from ..trace import json_text
 
 __all__ = ["ServerConfig", "ApiError", "ChatService", "ChunkStream", "ShimHTTPServer", "make_server", "serve",
@@ -220,11 +220,9 @@ class ChatService:
     """
 
     def __init__(self, backend: Backend, config: ServerConfig) -> None:
-        from ..prompting.templates import load_template
-
         self.backend = backend
         self.config = config
-        self.template = load_template(config.template) if isinstance(config.template, str) else config.template
+        self.template = as_template(config.template)
         if config.constrain and not getattr(backend, "supports_grammar", False):
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop --constrain")
         self._admission = threading.BoundedSemaphore(config.max_pending)

@@ -616,11 +616,11 @@ def tool_calls(
     judged whole by the answer checks first. Tool calls are never streamed
     here: they exist only once checked against the schemas.
     """
-    from ..prompting.templates import load_template
+    from ..prompting.templates import as_template
 
     if max_retries < 0 or max_tokens < 1:
         raise ValueError("max_retries must be >= 0 and max_tokens >= 1")
-    tpl = load_template(template) if isinstance(template, str) else template
+    tpl = as_template(template)
     offered = read_tools(tools)
     choice = read_tool_choice(tool_choice, offered)
     conversation = fold_messages(messages)
