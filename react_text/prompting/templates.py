@@ -31,7 +31,8 @@ from ..protocol.dialects.base import Dialect
 from .episodes import Episode, ExampleStep, choose_episodes, question_language
 from .example_sets import coerce_episodes, find_examples
 from .front_matter import FrontMatter, FrontMatterError, read_front_matter
-from .sandbox import RenderLimits, SandboxError, compile_template, render_limited
+from .render_budget import RenderLimits
+from .sandbox import SandboxError, compile_template, render_limited
 from .template_env import environment
 from .tool_views import ToolSpec, param_specs as _param_specs, spec_from_dict as _spec_from_dict
 
