@@ -16,7 +16,7 @@ from react_text.prompting.episodes import (
     question_language,
     sample_arguments,
 )
-from react_text.prompting.templates import describe_tools
+from react_text.prompting.tool_views import describe_tools
 
 
 @dataclass(frozen=True)

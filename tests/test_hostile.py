@@ -35,7 +35,8 @@ from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent
 from react_text.catalog import ChecksumMismatch, ModelError, ModelStore, is_verified, parse_catalog, verify_file
 from react_text.redaction import Redactor
-from react_text.prompting.sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
+from react_text.prompting.render_budget import RenderLimits
+from react_text.prompting.sandbox import GuardedEnvironment, SandboxError, compile_template, render_limited
 from react_text.fc.endpoint import ServerConfig
 from react_text.fc.server import ShimHTTPServer, make_server
 from react_text.prompting.templates import load_template
@@ -320,7 +321,7 @@ def test_sandbox_bounds_everything_built_in_one_render():
 
 def test_sandbox_checks_the_time_inside_a_long_filter_chain(monkeypatch):
     ticks = iter(range(10**9))
-    monkeypatch.setattr("react_text.prompting.sandbox._now", lambda: next(ticks) * 0.001)  # each look: +1 ms
+    monkeypatch.setattr("react_text.prompting.render_budget._now", lambda: next(ticks) * 0.001)  # each look: +1 ms
     with pytest.raises(SandboxError, match="took longer than 1 s"):
         render("{{ range(100000)|map('string')|select|list|length }}", RenderLimits(seconds=1))
 

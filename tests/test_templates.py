@@ -15,6 +15,7 @@ from react_text import parse
 from react_text.tools.builtins import default_tools
 from react_text.cli.main import main as cli_main
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
+from react_text.prompting.tool_views import ToolSpec, describe_tools
 from react_text.prompting.templates import (
     ENV_VAR,
     Episode,
@@ -22,9 +23,7 @@ from react_text.prompting.templates import (
     RenderLimits,
     Template,
     TemplateError,
-    ToolSpec,
     builtin_folder,
-    describe_tools,
     list_templates,
     load_template,
 )

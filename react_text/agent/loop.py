@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..prompting.context import Entry
 from ..prompting.episodes import episode_values, prompt_language
-from ..prompting.templates import TemplateError
+from ..prompting.templates import TemplateError, as_template
 from ..protocol.dialects import format_action
 from ..redaction import Redactor
 from ..tools.cache import ToolCache
@@ -36,7 +36,7 @@ from .calls import run_calls, shown_text
 from .constrain import grammar_tokens, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
-from .names import backend_named, template_named, tools_by_name
+from .names import backend_named, tools_by_name
 from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
 from .scratchpad import first_prompt, follow_up
@@ -132,7 +132,7 @@ class Agent:
         self._clock = clock
         self._history: str | None = None
         self._transcript = ""
-        self.template = template_named(template)
+        self.template = as_template(template)
         self.tools: dict[str, Any] = tools_by_name(tools)
         self._shown = ShownTools(self.tools, tool_retrieval, max_shown_tools)
         self._tool_specs = {name: t.parameters for name, t in self.tools.items()}

@@ -16,13 +16,12 @@ from ..backends.base import Backend
 from ..backends.build import build_backend
 from ..backends.llama_cpp import LlamaCppBackend
 from ..catalog import DEFAULT_MODEL, ModelStore
-from ..prompting.templates import load_template
 from ..tools.calculator import calculator
 from ..tools.clock import current_time
 from ..tools.spec import Tool, tool as make_tool
 from ..types import Completion
 
-__all__ = ["backend_named", "tools_named", "tools_by_name", "template_named", "builtin_tool", "LazyLlamaBackend",
+__all__ = ["backend_named", "tools_named", "tools_by_name", "builtin_tool", "LazyLlamaBackend",
            "shared_llama", "BACKEND_NAMES"]
 
 BACKEND_NAMES = ("llama", "llama.cpp")
@@ -134,8 +133,3 @@ def tools_by_name(tools: Iterable[Any] | Any) -> dict[str, Tool]:
     return table
 
 
-def template_named(template: Any) -> Any:
-    """A template object from a template, a template name or path, or None (``classic``)."""
-    if template is None or isinstance(template, (str, Path)):
-        return load_template(str(template or "classic"))
-    return template

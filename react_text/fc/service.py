@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..backends.base import Backend, BackendError
 from ..backends.build import supports_grammar
-from ..prompting.templates import TemplateError, load_template
+from ..prompting.templates import TemplateError, as_template
 from ..tools.calling import call_tool
 from .endpoint import ApiError, ChatRequest, ServerConfig, bad_request, read_chat_request
 from .request import ShimRequestError
@@ -35,7 +35,7 @@ class ChatService:
     def __init__(self, backend: Backend, config: ServerConfig) -> None:
         self.backend = backend
         self.config = config
-        self.template = load_template(config.template) if isinstance(config.template, str) else config.template
+        self.template = as_template(config.template)
         if config.constrain and not supports_grammar(backend):
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop --constrain")
         self._admission = threading.BoundedSemaphore(config.max_pending)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Backend, complete_streaming
 from ..prompting.episodes import episode_values, prompt_language
-from ..prompting.templates import load_template
+from ..prompting.templates import as_template
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
@@ -131,7 +131,7 @@ class _Request:
 def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, *,
                   backend: Backend, template: Any, tool_choice: Any, constrain: bool,
                   examples: Sequence[Any] | None) -> _Request:
-    tpl = load_template(template) if isinstance(template, str) else template
+    tpl = as_template(template)
     offered = read_tools(tools)
     choice = read_tool_choice(tool_choice, offered)
     conversation = fold_messages(messages)

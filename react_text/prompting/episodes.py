@@ -350,9 +350,10 @@ def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
 
 def prompt_language(template: Any, question: str) -> str:
     """The language a prompt rendered from ``template`` speaks for ``question``: the question's when
-    the template words its instructions by ``question_language`` (the built-ins do), else the
-    template's own. Corrections are written in it, so a Chinese question under ``classic`` gets
-    Chinese corrections, as its Chinese instructions and episodes."""
-    if "question_language" in (getattr(template, "source", "") or ""):
+    the template words its instructions by ``question_language`` (the built-ins do; a loaded
+    ``Template`` says so in ``follows_question_language``), else the template's own. Corrections
+    are written in it, so a Chinese question under ``classic`` gets Chinese corrections, as its
+    Chinese instructions and episodes."""
+    if getattr(template, "follows_question_language", False):
         return question_language(question)
     return getattr(template, "language", None) or "en"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tools.search import _query_terms  # the search tool's terms: one notion of a "word" in the project
+from .tool_views import describe_tools, json_args
 
 __all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "tool_terms"]
 
@@ -129,10 +130,8 @@ class ToolIndex:
 
 def describe_line(tool: Any) -> str:
     """One tool as ``list_tools`` shows it: name, description and JSON argument shape."""
-    from .templates import _json_args, describe_tools  # the template's own argument notation
-
     (spec,) = describe_tools([tool])
-    return f"- {spec.name}: {spec.description} Arguments: {_json_args(spec)}"
+    return f"- {spec.name}: {spec.description} Arguments: {json_args(spec)}"
 
 
 class ToolRetrieval:

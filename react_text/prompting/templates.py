@@ -1,28 +1,19 @@
-"""Few-shot prompt templates: finding them, reading their front matter, rendering them safely.
+"""Few-shot prompt templates: finding them, loading them, rendering them safely.
 
-A template is one ``.j2`` file. It opens with a Jinja comment holding ``key: value``
-lines (the *front matter*)::
-
-    {#-
-    name: classic
-    dialect: classic
-    language: en
-    stop: ["\\nObservation:", "\\nQuestion:"]
-    description: Thought / Action / Action Input.
-    -#}
-
-and renders the prompt up to and including the label that opens the model's first
-turn. Few-shot examples are data (``prompts/examples/<set>.json``), written out in
-the template's dialect with :mod:`react_text.protocol.dialects`, so one example set serves
-every style. Users add templates by dropping files in a folder they name (argument
-``search_paths`` or env var ``REACT_TEXT_PROMPTS``); those folders shadow the
-built-in ones.
+A template is one ``.j2`` file: front matter (see :mod:`react_text.prompting.front_matter`),
+then the prompt up to and including the label that opens the model's first turn.
+Few-shot examples are data (``prompts/examples/<set>.json``, read by
+:mod:`react_text.prompting.example_sets`), written out in the template's dialect, so one
+example set serves every style. Users add templates by dropping files in a folder
+they name (argument ``search_paths`` or env var ``REACT_TEXT_PROMPTS``); those
+folders shadow the built-in ones.
 
 Templates are untrusted text, so they compile and render in
 :mod:`react_text.prompting.sandbox`, within a :class:`RenderLimits` budget: a broken or
 hostile template gets a :class:`TemplateError` naming its file and line, never a
-traceback, an escape, or a hung process. This module only chooses what a template
-may see (the filters and dialect helpers below) and names the file in errors.
+traceback, an escape, or a hung process. What a template may call lives in
+:mod:`react_text.prompting.template_env`; this module puts the parts together and
+names the file in errors.
 """
 
 from __future__ import annotations
@@ -31,30 +22,23 @@ import functools
 import importlib.resources
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
-from ..protocol.dialects import DIALECTS, format_action, format_final, format_observation, format_thought
-from ..tools.spec import Tool
+from ..protocol.dialects import dialect_named
+from ..protocol.dialects.base import Dialect
 from .episodes import Episode, ExampleStep, choose_episodes, question_language
-from .sandbox import GuardedEnvironment, RenderLimits, SandboxError, compile_template, render_limited
+from .example_sets import coerce_episodes, find_examples
+from .front_matter import FrontMatter, FrontMatterError, read_front_matter
+from .render_budget import RenderLimits
+from .sandbox import SandboxError, compile_template, render_limited
+from .template_env import environment
+from .tool_views import ToolsLike, describe_tools
 
 __all__ = [
-    "Episode",
-    "ExampleStep",
-    "ParamSpec",
-    "RenderLimits",
-    "Template",
-    "TemplateError",
-    "ToolSpec",
-    "builtin_folder",
-    "describe_tools",
-    "list_templates",
-    "load_examples",
-    "load_template",
-    "template_folders",
+    "Episode", "ExampleStep", "RenderLimits", "Template", "TemplateError", "as_template", "builtin_folder",
+    "list_templates", "load_examples", "load_template", "template_folders",
 ]
 
 ENV_VAR = "REACT_TEXT_PROMPTS"
@@ -88,34 +72,6 @@ class TemplateError(Exception):
         super().__init__(f"{where}: {reason}" if where else reason)
 
 
-@dataclass(frozen=True)
-class ParamSpec:
-    """One tool parameter as a template sees it (a view of the JSON schema)."""
-
-    name: str
-    type: str
-    """JSON-schema type (``string``, ``integer``, ..., or ``any``)."""
-    pytype: str
-    """The same type in Python spelling (``str``, ``int``, ``list[str]``, ...)."""
-    required: bool
-    description: str = ""
-    enum: tuple[Any, ...] | None = None
-    has_default: bool = False
-    default: Any = None
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool as a template sees it: data only, never the callable behind it."""
-
-    name: str
-    description: str
-    parameters: tuple[ParamSpec, ...]
-    schema: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    """The raw parameters schema, for templates that want to print it whole."""
-
-
-ToolsLike = Union[Iterable[Any], Mapping[str, Mapping[str, Any]], None]
 ExamplesLike = Union[Sequence[Union[Episode, Mapping[str, Any]]], None]
 
 
@@ -141,11 +97,19 @@ class Template:
     libraries: Mapping[str, tuple[Episode, ...]] = field(default_factory=dict, compare=False, repr=False)
     """Built-in episode sets by language, for questions not in the template's language."""
     source: str = field(default="", repr=False, compare=False)
+    follows_question_language: bool = field(default=False, compare=False)
+    """True when the source words its instructions by ``question_language`` (the built-ins do), so the
+    prompt speaks the question's language rather than the template's own; read once, at load."""
     _compiled: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def style(self) -> Dialect:
+        """The dialect (protocol style) the template is written in; ``dialect`` is its name."""
+        return dialect_named(self.dialect)
 
     def turn_prefix(self, n: int = 1) -> str:
         """The label that opens the model's turn ``n`` (``Thought:``, ``Thought 2:``, ``思考：``)."""
-        return DIALECTS[self.dialect].thought.format(n=n)
+        return self.style.thought.format(n=n)
 
     def observation(self, text: str, n: int) -> str:
         """The exact text appended after the model's (trimmed) turn ``n``.
@@ -155,7 +119,7 @@ class Template:
         keeps llama.cpp's prefix cache valid. Trailing whitespace of ``text``
         is dropped (a blank line before the label would change the format).
         """
-        body = format_observation(self.dialect, text.rstrip(), n)
+        body = self.style.write_observation(text.rstrip(), n)
         return f"\n{body}\n{self.turn_prefix(n + 1)}"
 
     def library(self, lang: str) -> tuple[Episode, ...]:
@@ -174,7 +138,7 @@ class Template:
         those episodes, ``[]`` none.
         """
         if examples is not None:
-            return tuple(_coerce_episodes(examples, "<examples argument>"))
+            return tuple(coerce_episodes(examples, "<examples argument>"))
         specs = describe_tools(tools)
         return choose_episodes(self.library(question_language(question)), specs, question)
 
@@ -218,263 +182,7 @@ class Template:
         return text
 
 
-# --- tools as templates see them ---------------------------------------------------
-
-_TYPE_ALIASES = {
-    "dict": "object",
-    "str": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-    "list": "array",
-    "tuple": "array",
-}
-_PYTYPES = {
-    "string": "str",
-    "integer": "int",
-    "number": "float",
-    "boolean": "bool",
-    "array": "list",
-    "object": "dict",
-    "null": "None",
-    "any": "any",
-}
-
-
-def _json_type(prop: Mapping[str, Any]) -> str:
-    raw = prop.get("type")
-    if isinstance(raw, (list, tuple)):
-        raw = next((t for t in raw if t != "null"), "null")
-    if isinstance(raw, str):
-        return _TYPE_ALIASES.get(raw, raw)
-    enum = prop.get("enum")
-    if isinstance(enum, (list, tuple)) and enum:
-        first = enum[0]
-        if isinstance(first, bool):
-            return "boolean"
-        if isinstance(first, int):
-            return "integer"
-        if isinstance(first, float):
-            return "number"
-        if isinstance(first, str):
-            return "string"
-    return "any"
-
-
-def _pytype(prop: Mapping[str, Any], json_type: str) -> str:
-    base = _PYTYPES.get(json_type, json_type)
-    if json_type == "array" and isinstance(prop.get("items"), Mapping):
-        inner = _json_type(prop["items"])
-        if inner != "any":
-            return f"list[{_PYTYPES.get(inner, inner)}]"
-    return base
-
-
-def _param_specs(schema: Any, tool_name: str) -> tuple[ParamSpec, ...]:
-    if schema is None:
-        return ()
-    if not isinstance(schema, Mapping):
-        raise TypeError(f"tool {tool_name!r}: parameters must be a JSON-schema object, not {type(schema).__name__}")
-    props = schema.get("properties") or {}
-    if not isinstance(props, Mapping):
-        raise TypeError(f"tool {tool_name!r}: 'properties' must be an object")
-    required = set(schema.get("required") or ())
-    specs = []
-    for name, prop in props.items():
-        prop = prop if isinstance(prop, Mapping) else {}
-        json_type = _json_type(prop)
-        enum = prop.get("enum")
-        specs.append(
-            ParamSpec(
-                name=str(name),
-                type=json_type,
-                pytype=_pytype(prop, json_type),
-                required=name in required,
-                description=str(prop.get("description") or "").strip(),
-                enum=tuple(enum) if isinstance(enum, (list, tuple)) else None,
-                has_default="default" in prop,
-                default=prop.get("default"),
-            )
-        )
-    return tuple(specs)
-
-
-def describe_tools(tools: ToolsLike) -> tuple[ToolSpec, ...]:
-    """Read tools in any accepted shape into the views a template sees.
-
-    Accepts ``Tool`` objects (anything with ``name``, ``description``,
-    ``parameters``), OpenAI-style dicts (``{"type": "function", "function": ...}``
-    or bare ``{"name", "description", "parameters"}``), plain functions, bare
-    names, or a mapping of name to parameters schema (the shape ``parse``
-    takes). Each is read by ``Tool.from_any``, so a template is offered exactly
-    the tools the agent and the shim accept.
-    """
-    if tools is None:
-        return ()
-    if isinstance(tools, Mapping):
-        read = [Tool.from_any(schema or {}, name=str(name)) for name, schema in tools.items()]
-    else:
-        read = [item if isinstance(item, ToolSpec) else Tool.from_any(item) for item in tools]
-    specs = [item if isinstance(item, ToolSpec) else
-             ToolSpec(item.name, item.description.strip(), _param_specs(item.parameters, item.name),
-                      dict(item.parameters))
-             for item in read]
-    seen: set[str] = set()
-    for spec in specs:
-        if spec.name in seen:
-            raise ValueError(f"two tools are named {spec.name!r}")
-        seen.add(spec.name)
-    return tuple(specs)
-
-
-def _json_args(tool: ToolSpec) -> str:
-    """``{"query": string, "limit": integer (optional)}``: the JSON argument shape."""
-    parts = []
-    for p in tool.parameters:
-        kind = " | ".join(json.dumps(v, ensure_ascii=False) for v in p.enum) if p.enum else p.type
-        note = ""
-        if not p.required:
-            note = f" (optional, default {json.dumps(p.default, ensure_ascii=False)})" if p.has_default else " (optional)"
-        parts.append(f"{json.dumps(p.name, ensure_ascii=False)}: {kind}{note}")
-    return "{" + ", ".join(parts) + "}"
-
-
-def _py_args(tool: ToolSpec) -> str:
-    """``query: str, limit: int = 5``: the argument list of a Python-style call."""
-    parts = []
-    for p in tool.parameters:
-        kind = " | ".join(json.dumps(v, ensure_ascii=False) for v in p.enum) if p.enum else p.pytype
-        text = f"{p.name}: {kind}"
-        if not p.required:
-            text += f" = {json.dumps(p.default, ensure_ascii=False) if p.has_default else 'None'}"
-        parts.append(text)
-    return ", ".join(parts)
-
-
-def _param_notes(tool: ToolSpec) -> str:
-    """``query: words to look for; limit: how many``: the parameters that carry a description."""
-    return "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in tool.parameters if p.description)
-
-
-def format_episode(dialect: str, episode: Episode) -> str:
-    """An episode's turns in ``dialect``, after its question line: each thought, action and
-    observation, then the closing thought and final answer. A call demo stops after its call."""
-    lines: list[str] = []
-    for n, step in enumerate(episode.steps, 1):
-        lines.append(format_thought(dialect, step.thought, n))
-        lines.append(format_action(dialect, step.tool, step.args, n))
-        if step.observation or not episode.is_demo:
-            lines.append(format_observation(dialect, step.observation, n))
-    if not episode.is_demo:
-        n = len(episode.steps) + 1
-        lines.append(format_thought(dialect, episode.thought, n))
-        lines.append(format_final(dialect, episode.answer, n))
-    return "\n".join(lines)
-
-
-def _to_json(value: Any) -> str:
-    """Plain JSON (Jinja's own ``tojson`` HTML-escapes, wrong for a text prompt)."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-# --- few-shot examples ---------------------------------------------------------------
-
-
-def _require_str(entry: Mapping[str, Any], key: str, where: str, *, empty_ok: bool = False) -> str:
-    value = entry.get(key)
-    if not isinstance(value, str) or (not empty_ok and not value.strip()):
-        raise ValueError(f"{where}: '{key}' must be a non-empty string")
-    return value
-
-
-def _coerce_episode(entry: Any, where: str) -> Episode:
-    if isinstance(entry, Episode):
-        return entry
-    if not isinstance(entry, Mapping):
-        raise ValueError(f"{where}: an episode must be an object, not {type(entry).__name__}")
-    raw_steps = entry.get("steps", [])
-    if not isinstance(raw_steps, list):
-        raise ValueError(f"{where}: 'steps' must be a list")
-    steps = []
-    for i, raw in enumerate(raw_steps, 1):
-        at = f"{where} step {i}"
-        if isinstance(raw, ExampleStep):
-            steps.append(raw)
-            continue
-        if not isinstance(raw, Mapping):
-            raise ValueError(f"{at}: a step must be an object")
-        args = raw.get("args", {})
-        if not isinstance(args, (dict, str)):
-            raise ValueError(f"{at}: 'args' must be an object or a string")
-        steps.append(
-            ExampleStep(
-                thought=_require_str(raw, "thought", at),
-                tool=_require_str(raw, "tool", at),
-                args=args,
-                observation=_require_str(raw, "observation", at, empty_ok=True),
-            )
-        )
-    return Episode(
-        question=_require_str(entry, "question", where),
-        steps=tuple(steps),
-        thought=_require_str(entry, "thought", where),
-        answer=_require_str(entry, "answer", where),
-        kind=str(entry.get("kind") or ""),
-    )
-
-
-def _coerce_episodes(entries: Any, where: str) -> list[Episode]:
-    if isinstance(entries, Mapping):
-        entries = entries.get("episodes")
-    if not isinstance(entries, (list, tuple)):
-        raise ValueError(f"{where}: expected a list of episodes (or an object with 'episodes')")
-    return [_coerce_episode(entry, f"{where} episode {i}") for i, entry in enumerate(entries, 1)]
-
-
-@functools.lru_cache(maxsize=64)
-def _read_examples(path: str, mtime_ns: int, size: int) -> tuple[Episode, ...]:
-    text = _read_text(Path(path))
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TemplateError(f"bad JSON in examples: {exc.msg}", path, exc.lineno) from None
-    try:
-        return tuple(_coerce_episodes(data, "examples"))
-    except ValueError as exc:
-        raise TemplateError(str(exc), path) from None
-
-
-def load_examples(path: str | os.PathLike[str]) -> tuple[Episode, ...]:
-    """Read and check one example file (``{"episodes": [...]}`` or a bare list)."""
-    p = Path(path)
-    try:
-        st = p.stat()
-    except OSError as exc:
-        raise TemplateError(f"cannot read examples: {exc.strerror}", p) from None
-    return _read_examples(str(p), st.st_mtime_ns, st.st_size)
-
-
-def _find_examples(name: str, template_path: Path, folders: Sequence[Path]) -> Path | None:
-    if name.endswith(".json") or "/" in name or os.sep in name:
-        candidate = Path(name)
-        if not candidate.is_absolute():
-            candidate = template_path.parent / candidate
-        return candidate if candidate.is_file() else None
-    for folder in (template_path.parent, *folders):
-        candidate = folder / "examples" / f"{name}.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-# --- front matter ----------------------------------------------------------------------
-
-_FRONT_OPEN = re.compile(r"\A\ufeff?[ \t\r\n]*\{#-?")
-_KEY_LINE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$")
-_JSONISH = re.compile(r"^(?:[\[{\"]|-?\d|true$|false$|null$)")
-_NAME_OK = re.compile(r"^[\w][\w.-]*$")
-_LANGUAGE_OK = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
-_KNOWN_KEYS = ("name", "dialect", "language", "stop", "description", "examples")
+# --- loading a file ----------------------------------------------------------------------
 
 
 def _read_text(path: Path) -> str:
@@ -489,138 +197,74 @@ def _read_text(path: Path) -> str:
         raise TemplateError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
-def _front_matter(text: str, path: Path) -> dict[str, tuple[Any, int]]:
-    """``key -> (value, line)`` from the opening Jinja comment."""
-    opening = _FRONT_OPEN.match(text)
-    if opening is None:
-        raise TemplateError(
-            "missing front matter: the file must open with a Jinja comment like "
-            "'{#- name: x / dialect: classic / stop: [...] -#}' (one key per line)",
-            path,
-            1,
-        )
-    close = text.find("#}", opening.end())
-    if close < 0:
-        raise TemplateError("front matter comment is never closed with '#}'", path, text.count("\n", 0, opening.end()) + 1)
-    body = text[opening.end() : close]
-    if body.endswith("-"):
-        body = body[:-1]
-    first_line = text.count("\n", 0, opening.end()) + 1
-    found: dict[str, tuple[Any, int]] = {}
-    for offset, raw in enumerate(body.split("\n")):
-        line_no = first_line + offset
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = _KEY_LINE.match(raw)
-        if match is None:
-            raise TemplateError(f"front matter line is not 'key: value': {stripped[:80]!r}", path, line_no)
-        key, value_text = match.group(1), match.group(2)
-        if key not in _KNOWN_KEYS:
-            raise TemplateError(f"unknown front matter key {key!r}; known: {', '.join(_KNOWN_KEYS)}", path, line_no)
-        if key in found:
-            raise TemplateError(f"front matter key {key!r} given twice", path, line_no)
-        found[key] = (_front_value(key, value_text, path, line_no), line_no)
-    return found
-
-
-def _front_value(key: str, text: str, path: Path, line: int) -> Any:
-    """JSON when it looks like JSON: ``[``, ``{`` or ``"`` must parse; a bare number or
-    literal parses when it can (``description: 2 steps`` stays text)."""
+@functools.lru_cache(maxsize=64)
+def _read_examples(path: str, mtime_ns: int, size: int) -> tuple[Episode, ...]:
+    text = _read_text(Path(path))
     try:
-        return json.loads(text) if _JSONISH.match(text) else text
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        if text[:1] in '[{"':
-            raise TemplateError(f"bad JSON for {key!r}: {exc.msg} (column {exc.colno})", path, line) from None
-        return text
+        raise TemplateError(f"bad JSON in examples: {exc.msg}", path, exc.lineno) from None
+    try:
+        return tuple(coerce_episodes(data, "examples"))
+    except ValueError as exc:
+        raise TemplateError(str(exc), path) from None
 
 
-def _checked_stops(value: Any, dialect: str, path: Path, line: int) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(s, str) and s for s in value):
-        raise TemplateError("'stop' must be a non-empty list of non-empty strings", path, line)
-    declared = tuple(value)
-    d = DIALECTS[dialect]
-    for n in (1, 2, 10):
-        label = "\n" + d.observation.format(n=n)
-        if not any(label.startswith(stop) for stop in declared):
-            raise TemplateError(
-                f"'stop' must cover the dialect's observation label {label!r} (e.g. add "
-                f"{json.dumps(chr(10) + d.observation.split('{')[0].rstrip())}), or the model will write its own observations",
-                path,
-                line,
-            )
-    merged = tuple(dict.fromkeys(declared + d.stop))
-    turns = (
-        format_thought(dialect, "t", 1) + "\n" + format_action(dialect, "calculator", {"expression": "1 + 1"}, 1),
-        format_thought(dialect, "t", 2) + "\n" + format_final(dialect, "done", 2),
-    )
-    for stop in merged:
-        for turn in turns:
-            if stop in turn:
-                raise TemplateError(f"stop sequence {stop!r} would cut the model's own turn {turn!r}", path, line)
-    return merged
-
-
-def _meta_str(meta: dict[str, tuple[Any, int]], key: str, default: str, path: Path) -> str:
-    if key not in meta:
-        return default
-    value, line = meta[key]
-    if not isinstance(value, str):
-        raise TemplateError(f"{key!r} must be a string", path, line)
-    return value.strip()
+def load_examples(path: str | os.PathLike[str]) -> tuple[Episode, ...]:
+    """Read and check one example file (``{"episodes": [...]}`` or a bare list)."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError as exc:
+        raise TemplateError(f"cannot read examples: {exc.strerror}", p) from None
+    return _read_examples(str(p), st.st_mtime_ns, st.st_size)
 
 
 def _load_file(path: Path, folders: Sequence[Path]) -> Template:
     text = _read_text(path)
-    meta = _front_matter(text, path)
-    if "dialect" not in meta:
-        raise TemplateError(f"front matter needs 'dialect' (one of {', '.join(DIALECTS)})", path, 1)
-    dialect, dialect_line = meta["dialect"]
-    if not isinstance(dialect, str) or dialect not in DIALECTS:
-        raise TemplateError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}", path, dialect_line)
-    if "stop" not in meta:
-        raise TemplateError("front matter needs 'stop' (a JSON list of the labels to stop at)", path, 1)
-    stop = _checked_stops(meta["stop"][0], dialect, path, meta["stop"][1])
-    name = _meta_str(meta, "name", path.stem, path)
-    if not _NAME_OK.match(name):
-        raise TemplateError(f"bad template name {name!r} (letters, digits, '_', '-', '.')", path, meta["name"][1])
-    language = _meta_str(meta, "language", "en", path)
-    if not _LANGUAGE_OK.match(language):
-        raise TemplateError(f"bad language code {language!r} (like 'en' or 'zh')", path, meta["language"][1])
-    examples_name = _meta_str(meta, "examples", language, path)
-    episodes: tuple[Episode, ...] = ()
-    if examples_name.lower() != _NO_EXAMPLES:
-        found = _find_examples(examples_name, path, folders)
-        if found is None:
-            line = meta["examples"][1] if "examples" in meta else 1
-            raise TemplateError(
-                f"no example set {examples_name!r} (looked for examples/{examples_name}.json beside the "
-                f"template and in the template folders); use 'examples: none' for zero-shot",
-                path,
-                line,
-            )
-        episodes = load_examples(found)
-    libraries = {}
-    if examples_name == language:
-        for lang in _LIBRARY_LANGUAGES:
-            other = _find_examples(lang, path, folders)
-            if other is not None:
-                libraries[lang] = load_examples(other)
+    try:
+        front = read_front_matter(text, path.stem)
+    except FrontMatterError as exc:
+        raise TemplateError(exc.reason, path, exc.line) from None
+    episodes, libraries = _example_sets(front, path, folders)
     return Template(
-        name=name,
-        dialect=dialect,
-        language=language,
-        stop=stop,
+        name=front.name,
+        dialect=front.dialect.name,
+        language=front.language,
+        stop=front.stop,
         path=path,
-        description=_meta_str(meta, "description", "", path),
-        examples=examples_name,
+        description=front.description,
+        examples=front.examples,
         episodes=episodes,
         libraries=libraries,
         source=text,
+        follows_question_language="question_language" in text,
         _compiled=_compile(text, path),
     )
+
+
+def _example_sets(
+    front: FrontMatter, path: Path, folders: Sequence[Path]
+) -> tuple[tuple[Episode, ...], dict[str, tuple[Episode, ...]]]:
+    """The template's own episodes, and, when it uses the default set, the built-in sets by language."""
+    episodes: tuple[Episode, ...] = ()
+    if front.examples.lower() != _NO_EXAMPLES:
+        found = find_examples(front.examples, path, folders)
+        if found is None:
+            raise TemplateError(
+                f"no example set {front.examples!r} (looked for examples/{front.examples}.json beside the "
+                f"template and in the template folders); use 'examples: none' for zero-shot",
+                path,
+                front.examples_line,
+            )
+        episodes = load_examples(found)
+    libraries = {}
+    if front.examples == front.language:
+        for lang in _LIBRARY_LANGUAGES:
+            other = find_examples(lang, path, folders)
+            if other is not None:
+                libraries[lang] = load_examples(other)
+    return episodes, libraries
 
 
 # --- finding templates -------------------------------------------------------------
@@ -716,29 +360,22 @@ def load_template(
     raise TemplateError(f"unknown template {name!r}; available: {', '.join(available) or '(none)'}")
 
 
+def as_template(template: Template | str | os.PathLike[str] | None, default: str = "classic") -> Template:
+    """``template`` itself, or the template it names (a name or a path; None means ``default``): the one
+    place where callers that take either turn a name into a :class:`Template`."""
+    if template is None or isinstance(template, (str, os.PathLike)):
+        return load_template(str(template or default))
+    return template
+
+
 # --- compiling and rendering in the sandbox ----------------------------------------
-
-
-@functools.cache
-def _environment() -> GuardedEnvironment:
-    """The one sandbox every template shares: what a prompt template may call, besides Jinja's own."""
-    return GuardedEnvironment(
-        filters={"tojson": _to_json, "json_args": _json_args, "py_args": _py_args, "param_notes": _param_notes},
-        template_globals={
-            "format_action": format_action,
-            "format_final": format_final,
-            "format_thought": format_thought,
-            "format_observation": format_observation,
-            "format_episode": format_episode,
-        },
-    )
 
 
 @functools.lru_cache(maxsize=64)
 def _compile(source: str, path: Path) -> Any:
     """Parse, instrument and compile; cached by text, since a loop may load a template per run."""
     try:
-        return compile_template(_environment(), source, path.name, str(path))
+        return compile_template(environment(), source, path.name, str(path))
     except SandboxError as exc:
         raise TemplateError(exc.reason, path, exc.line) from None
 

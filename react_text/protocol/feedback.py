@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
-from .dialects import DIALECTS, format_action, format_final, format_thought
+from .dialects import DialectLike, dialect_named
+from .dialects.base import Dialect
 
 
 class ToolsView(Protocol):
@@ -40,14 +41,19 @@ class Voice:
     """Who the messages speak to: the tools on offer, the prompt's dialect, its language and the step number."""
 
     tools: Optional[ToolsView] = None
-    dialect: str = "classic"
+    dialect: DialectLike = "classic"
     n: int = 1
     lang: Optional[str] = None
-    """``zh`` words messages in Chinese; None follows the dialect (Chinese for ``zh``)."""
+    """``zh`` words messages in Chinese; None follows the dialect's own language (Chinese for ``zh``)."""
+
+    @property
+    def style(self) -> Dialect:
+        """The dialect the examples are written in."""
+        return dialect_named(self.dialect)
 
     @property
     def zh(self) -> bool:
-        return (self.lang or ("zh" if self.dialect == "zh" else "en")).lower().startswith("zh")
+        return (self.lang or self.style.language).lower().startswith("zh")
 
     def say(self, en: str, zh: str) -> str:
         return zh if self.zh else en
@@ -74,13 +80,13 @@ class Voice:
     def action(self, tool: Optional[str] = None, given: Any = None) -> str:
         if tool is None:
             tool = self.tools.names[0] if self.tools is not None and self.tools.names else "search"
-        return format_action(self.dialect, tool, self.args(tool, given), self.n)
+        return self.style.write_action(tool, self.args(tool, given), self.n)
 
     def thought(self) -> str:
-        return format_thought(self.dialect, self.say("I should look this up.", "我需要先查一下。"), self.n)
+        return self.style.write_thought(self.say("I should look this up.", "我需要先查一下。"), self.n)
 
     def final(self) -> str:
-        return format_final(self.dialect, FILL, self.n)
+        return self.style.write_final(FILL, self.n)
 
 
 def fill_value(schema: Any) -> Any:
@@ -142,7 +148,7 @@ def answer_or_action(v: Voice, said: str) -> str:
     repaired line it is shown; a generic "Final Answer: ..." it copies as "...", or not at all."""
     return (v.say("I found no action and no final answer. If that sentence is your answer, write it after the label:",
                   "没有找到行动，也没有最终答案。如果这句话就是你的答案，请写在标签后面：")
-            + f"\n{format_final(v.dialect, said, v.n)}\n"
+            + f"\n{v.style.write_final(said, v.n)}\n"
             + v.say("Otherwise write one action, e.g.", "否则请写一个行动，例如：")
             + f"\n{v.action()}")
 
@@ -193,7 +199,7 @@ def truncated(v: Voice, tool: Optional[str]) -> str:
 
 
 def missing_answer(v: Voice) -> str:
-    example = format_final(v.dialect, v.say("Paris", "北京"), v.n)
+    example = v.style.write_final(v.say("Paris", "北京"), v.n)
     return v.say("The final answer is empty. Write the answer itself, e.g.",
                  "最终答案是空的。请写出答案本身，例如：") + f"\n{example}"
 
@@ -203,8 +209,8 @@ def internal(v: Voice, what: str) -> str:
                  f"无法读取这条回复（{what}）。请写一个行动，例如：") + f"\n{v.action()}"
 
 
-def check_dialect(dialect: str) -> None:
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+def check_dialect(dialect: DialectLike) -> None:
+    """ValueError for a dialect the messages cannot be written in: the caller's mistake, not the model's."""
+    dialect_named(dialect)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 __all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "say"]
 
@@ -138,66 +138,89 @@ def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> N
     """The one correction this answer still deserves, or None to accept it.
 
     ``refusal`` says the answer declines (judged by the caller); a refusal is
-    never asked to use a tool first.
+    never asked to use a tool first. The checks run in a fixed order and the
+    first that fires wins; each fires once per run (``ctx.nudged``).
     """
-    lang = ctx.lang
-
-    def fresh(code: str) -> bool:
-        return code in ctx.checks and code not in ctx.nudged
-
-    if fresh("tool_error"):
-        failure = _copies_failure(answer, ctx.observations)
-        if failure is not None:
-            if _NO_RESULTS.match(failure):
-                return Nudge("tool_error", say(
-                    lang,
-                    "That is the search saying it found nothing, not an answer. Try other keywords, "
-                    "or give a Final Answer saying you could not find it.",
-                    "这是搜索没有找到结果的提示，不是答案。换个关键词再搜，或者在最终答案里说明你没有找到。",
-                ))
-            return Nudge("tool_error", say(
-                lang,
-                "That is a tool's error message, not an answer. Fix the call and try again, or use another tool.",
-                "这是工具的出错信息，不是答案。改正调用后再试，或者换一个工具。",
-            ))
-    if fresh("expression") and _unevaluated(answer):
-        return Nudge("expression", say(
-            lang,
-            "Your answer is an expression, not its value. Work it out"
-            + (" with the calculator" if "calculator" in ctx.tool_names else "")
-            + ", then give the Final Answer as a number.",
-            "你的答案还是一个算式，不是结果。"
-            + ("先用 calculator 算出来，" if "calculator" in ctx.tool_names else "先算出结果，")
-            + "再给出最终答案。",
-        ))
-    if fresh("example_value"):
-        value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
-        if value is not None:
-            return Nudge("example_value", say(
-                lang,
-                f"{value} comes from the examples, not from this question or your observations. "
-                "Answer from this question's own facts.",
-                f"{value} 来自示例，不是这个问题或你的观察结果里的数。请根据本题自己的事实作答。",
-            ))
-    if fresh("not_a_number") and not refusal and _not_a_number(answer, ctx.question):
-        return Nudge("not_a_number", say(
-            lang,
-            "The question asks for a number, and your answer has none. Find the number in your observations "
-            "(or work it out), then give it as the Final Answer; if nothing gives it, say you cannot find it.",
-            "问题问的是一个数，你的答案里却没有数。请从观察结果中找出这个数（或者算出来），再写最终答案；"
-            "如果找不到，就说明你找不到。",
-        ))
-    if (
-        fresh("no_observation")
-        and ctx.require_observation
-        and ctx.tool_names
-        and not ctx.observations
-        and not refusal
-    ):
-        return Nudge("no_observation", say(
-            lang,
-            "You have not used a tool yet. If the question itself holds the answer, or none of the tools "
-            "can help with it, write the same Final Answer again; otherwise use a tool first.",
-            "你还没有使用任何工具。如果问题本身就包含答案，或者没有工具能帮上忙，就再写一次同样的最终答案；否则先使用工具。",
-        ))
+    for code, check in _CHECKS:
+        if code in ctx.checks and code not in ctx.nudged:
+            nudge = check(answer, ctx, refusal)
+            if nudge is not None:
+                return nudge
     return None
+
+
+def _tool_error(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    failure = _copies_failure(answer, ctx.observations)
+    if failure is None:
+        return None
+    if _NO_RESULTS.match(failure):
+        return Nudge("tool_error", say(
+            ctx.lang,
+            "That is the search saying it found nothing, not an answer. Try other keywords, "
+            "or give a Final Answer saying you could not find it.",
+            "这是搜索没有找到结果的提示，不是答案。换个关键词再搜，或者在最终答案里说明你没有找到。",
+        ))
+    return Nudge("tool_error", say(
+        ctx.lang,
+        "That is a tool's error message, not an answer. Fix the call and try again, or use another tool.",
+        "这是工具的出错信息，不是答案。改正调用后再试，或者换一个工具。",
+    ))
+
+
+def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    if not _unevaluated(answer):
+        return None
+    return Nudge("expression", say(
+        ctx.lang,
+        "Your answer is an expression, not its value. Work it out"
+        + (" with the calculator" if "calculator" in ctx.tool_names else "")
+        + ", then give the Final Answer as a number.",
+        "你的答案还是一个算式，不是结果。"
+        + ("先用 calculator 算出来，" if "calculator" in ctx.tool_names else "先算出结果，")
+        + "再给出最终答案。",
+    ))
+
+
+def _example_value(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
+    if value is None:
+        return None
+    return Nudge("example_value", say(
+        ctx.lang,
+        f"{value} comes from the examples, not from this question or your observations. "
+        "Answer from this question's own facts.",
+        f"{value} 来自示例，不是这个问题或你的观察结果里的数。请根据本题自己的事实作答。",
+    ))
+
+
+def _missing_number(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    if refusal or not _not_a_number(answer, ctx.question):
+        return None
+    return Nudge("not_a_number", say(
+        ctx.lang,
+        "The question asks for a number, and your answer has none. Find the number in your observations "
+        "(or work it out), then give it as the Final Answer; if nothing gives it, say you cannot find it.",
+        "问题问的是一个数，你的答案里却没有数。请从观察结果中找出这个数（或者算出来），再写最终答案；"
+        "如果找不到，就说明你找不到。",
+    ))
+
+
+def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    if refusal or not ctx.require_observation or not ctx.tool_names or ctx.observations:
+        return None
+    return Nudge("no_observation", say(
+        ctx.lang,
+        "You have not used a tool yet. If the question itself holds the answer, or none of the tools "
+        "can help with it, write the same Final Answer again; otherwise use a tool first.",
+        "你还没有使用任何工具。如果问题本身就包含答案，或者没有工具能帮上忙，就再写一次同样的最终答案；否则先使用工具。",
+    ))
+
+
+_CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (
+    ("tool_error", _tool_error),
+    ("expression", _expression),
+    ("example_value", _example_value),
+    ("not_a_number", _missing_number),
+    ("no_observation", _no_observation),
+)
+"""Every check by its code, in the order they are tried."""

@@ -7,8 +7,8 @@ and says what it mended (``Value.repairs``), so the parser can report it.
 
 It never guesses past what is written: text that ends inside a string, or
 right after a ``,`` or ``:``, is ``truncated`` (the token limit cut it off),
-not silently shortened. Reading is linear in the text: one pass, string
-chunks skipped with single-quantifier regexes, nesting capped by ``max_depth``
+not silently shortened. Reading is linear in the text (the lenient reader is
+:mod:`react_text.protocol.jsonish_reader`), nesting capped by ``max_depth``
 (deeper input fails fast instead of recursing).
 
 Repairs reported: ``single_quotes``, ``smart_quotes``, ``python_literals``,
@@ -25,41 +25,24 @@ read of that turn through one ``Budget``) and then fails with ``too_long``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
-
 import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .jsonish_reader import LenientReader
+from .jsonish_scan import Boundary, ReadFailure
 
 MAX_DEPTH = 64
 LENIENT_ITEMS = 5_000
 """Container entries the lenient reader may read per ``Budget`` (a turn): far more
 than any real tool call holds, few enough that hostile input stays cheap."""
 
-Boundary = Callable[[str, int], bool]
-"""``boundary(text, line_start)`` is True when the line starting there ends the
-value (a label line such as ``Observation:`` or a closing code fence)."""
-
 _STRICT = json.JSONDecoder(strict=False)
 _SMALL_WINDOW = 512
 _FAST_WINDOW = 8192
 _WS = re.compile(r"[\s\u3000]*")
-_DQ_CHUNK = re.compile(r'[^"\\]*')
-_SQ_CHUNK = re.compile(r"[^'\\]*")
-_SMART_CHUNK = re.compile(r"[^\u201d\\]*")
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
-_CALL_ATOM_CHUNK = re.compile(r"[^,()\[\]{}\n]*")
-_QUOTES = "\"'\u201c"
-_IDENT = re.compile(r"[^\W\d][\w$\-]*")
-_KEYWORD = re.compile(r"([^\W\d]\w*)[ \t]*(=(?!=)|:(?!=))")
-_JSON_ATOM_END = re.compile(r"[^,}\]\n\uff0c]*")
-_NUMBER_CHARS = frozenset("0123456789+-.eE")
-_LITERALS = {"true": True, "false": False, "null": None}
-_PY_LITERALS = {"True": True, "False": False, "None": None}
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/",
-            "\\": "\\", '"': '"', "'": "'", "0": "\0"}
-_COMMAS = ",\uff0c"
-_COLONS = ":\uff1a"
 
 
 class JsonishError(ValueError):
@@ -112,375 +95,6 @@ class CallArgs:
     repairs: tuple[str, ...] = ()
 
 
-def _number(raw: str) -> Optional[Any]:
-    """``raw`` as an int or float when it is exactly a number, else None."""
-    if not raw or not (set(raw) <= _NUMBER_CHARS) or not any(c.isdigit() for c in raw):
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        pass
-    try:
-        return float(raw)
-    except ValueError:
-        return None
-
-
-class _Reader:
-    """Recursive-descent reader over ``text`` with a depth cap; state is the cursor."""
-
-    __slots__ = ("text", "n", "pos", "repairs", "boundary", "max_depth", "budget")
-
-    def __init__(self, text: str, pos: int, boundary: Optional[Boundary], max_depth: int,
-                 stop: Optional[int] = None, budget: Optional[Budget] = None) -> None:
-        self.text = text
-        self.n = len(text) if stop is None else min(stop, len(text))
-        self.pos = pos
-        self.repairs: set[str] = set()
-        self.boundary = boundary
-        self.max_depth = max_depth
-        self.budget = budget if budget is not None else Budget()
-
-    def spend(self) -> None:
-        self.budget.items -= 1
-        if self.budget.items < 0:
-            raise self.fail("too_long", "too long to read leniently")
-
-    # --- low level -------------------------------------------------------
-    def fail(self, code: str, message: str) -> JsonishError:
-        return JsonishError(code, message, self.pos)
-
-    def skip(self) -> bool:
-        """Skip whitespace and comments; True when a line break was crossed."""
-        text, n = self.text, self.n
-        if self.pos < n and not text[self.pos].isspace() and text[self.pos] != "/":
-            return False  # nothing to skip (the usual case): no regex call
-        crossed = False
-        while True:
-            start = self.pos
-            end = _WS.match(text, start, n).end()
-            if text.find("\n", start, end) >= 0:
-                crossed = True
-            self.pos = end
-            if end + 1 < n and text[end] == "/":
-                nxt = text[end + 1]
-                if nxt == "/":
-                    stop = text.find("\n", end, n)
-                    self.pos = n if stop < 0 else stop
-                    self.repairs.add("comments")
-                    continue
-                if nxt == "*":
-                    stop = text.find("*/", end + 2, n)
-                    if stop < 0:
-                        self.pos = n
-                        raise self.fail("truncated", "a /* comment is never closed")
-                    if text.find("\n", end, stop) >= 0:
-                        crossed = True
-                    self.pos = stop + 2
-                    self.repairs.add("comments")
-                    continue
-            return crossed
-
-    def at_boundary(self) -> bool:
-        """True when the cursor starts a line that ends the value (label or fence)."""
-        if self.boundary is None:
-            return False
-        line_start = self.text.rfind("\n", 0, self.pos) + 1
-        return self.boundary(self.text, line_start)
-
-    # --- values ----------------------------------------------------------
-    def value(self, depth: int, call: bool = False) -> Any:
-        self.skip()
-        if self.pos >= self.n:
-            raise self.fail("truncated", "the text ends where a value should be")
-        c = self.text[self.pos]
-        if c == "{":
-            return self.obj(depth + 1)
-        if c == "[":
-            return self.arr(depth + 1)
-        if c == '"' or c == "'" or c == "\u201c":
-            return self.string(c)
-        if c == "(":
-            start, repairs = self.pos, set(self.repairs)
-            try:
-                return self.tup(depth + 1)
-            except JsonishError as err:
-                if not call or err.code in ("too_long", "too_deep"):
-                    raise
-                self.pos, self.repairs = start, repairs  # "(1+2)*3": an expression, kept as text
-        return self.atom(call)
-
-    def tup(self, depth: int) -> list:
-        """A Python tuple, read as a list."""
-        out: list = []
-        self.container(depth, ")", "tuple", lambda: out.append(self.value(depth, call=True)), lambda: bool(out))
-        self.repairs.add("python_tuples")
-        return out
-
-    def string(self, quote: str) -> str:
-        text, n = self.text, self.n
-        i = self.pos + 1
-        if quote == "'":
-            chunk_re, close = _SQ_CHUNK, "'"
-            self.repairs.add("single_quotes")
-        elif quote == "\u201c":
-            chunk_re, close = _SMART_CHUNK, "\u201d"
-            self.repairs.add("smart_quotes")
-        else:
-            chunk_re, close = _DQ_CHUNK, '"'
-        parts: list[str] = []
-        while True:
-            j = chunk_re.match(text, i, n).end()
-            parts.append(text[i:j])
-            if j >= n:
-                self.pos = n
-                raise self.fail("truncated", "a string is never closed")
-            c = text[j]
-            if c == "\\":
-                if j + 1 >= n:
-                    self.pos = n
-                    raise self.fail("truncated", "a string is never closed")
-                i = self._escape(j, parts)
-                continue
-            # c is the closing quote candidate
-            if close == "'" and not self._closes_single(j):
-                parts.append("'")
-                i = j + 1
-                continue
-            self.pos = j + 1
-            return "".join(parts)
-
-    def _closes_single(self, j: int) -> bool:
-        """A ``'`` ends a single-quoted string only before a delimiter (so "it's" stays whole)."""
-        text, n = self.text, self.n
-        k = j + 1
-        while k < n and text[k] in " \t":
-            k += 1
-        return k >= n or text[k] in ",:}])\n\r\uff0c\uff1a"
-
-    def _escape(self, j: int, parts: list[str]) -> int:
-        text, n = self.text, self.n
-        e = text[j + 1]
-        if e in _ESCAPES:
-            parts.append(_ESCAPES[e])
-            return j + 2
-        if e == "u" and j + 6 <= n:
-            code = _hex(text[j + 2:j + 6])
-            if code is not None:
-                if 0xD800 <= code < 0xDC00 and text.startswith("\\u", j + 6):
-                    low = _hex(text[j + 8:j + 12])
-                    if low is not None and 0xDC00 <= low < 0xE000:
-                        parts.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
-                        return j + 12
-                parts.append(chr(code))
-                return j + 6
-        if e == "x" and j + 4 <= n:
-            code = _hex(text[j + 2:j + 4])
-            if code is not None:
-                parts.append(chr(code))
-                return j + 4
-        parts.append("\\" + e)
-        return j + 2
-
-    def atom(self, call: bool) -> Any:
-        """A number, literal, or (lenient) unquoted text up to the next delimiter."""
-        text = self.text
-        start = self.pos
-        end = _call_atom_end(text, start, self.n) if call else _JSON_ATOM_END.match(text, start, self.n).end()
-        raw = text[start:end].strip()
-        if not raw:
-            raise self.fail("syntax", f"unexpected {text[start]!r}")
-        self.pos = start + len(text[start:end].rstrip())
-        if raw in _LITERALS:
-            return _LITERALS[raw]
-        if raw in _PY_LITERALS:
-            self.repairs.add("python_literals")
-            return _PY_LITERALS[raw]
-        num = _number(raw)
-        if num is not None:
-            return num
-        if not call:
-            self.repairs.add("unquoted_value")
-        return raw
-
-    def obj(self, depth: int) -> dict:
-        out: dict = {}
-
-        def entry() -> None:
-            key = self.key()
-            self.skip()
-            if self.pos >= self.n:
-                raise self.fail("truncated", "the text ends after a key")
-            c = self.text[self.pos]
-            if c in _QUOTES and self.text[self.pos - 1] in " \t":
-                self.repairs.add("missing_colon")  # {"task" "Research"}
-            else:
-                if c not in _COLONS:
-                    raise self.fail("syntax", f"expected ':' after key {key!r}")
-                if c != ":":
-                    self.repairs.add("fullwidth_punctuation")
-                self.pos += 1
-            out[key] = self.value(depth)
-
-        self.container(depth, "}", "object", entry, lambda: bool(out))
-        return out
-
-    def arr(self, depth: int) -> list:
-        out: list = []
-        self.container(depth, "]", "list", lambda: out.append(self.value(depth)), lambda: bool(out))
-        return out
-
-    def container(self, depth: int, close: str, noun: str, entry, has_items) -> None:
-        """The comma-separated body shared by objects and lists, with the repairs both allow.
-
-        A container left open where the turn (or the line of an action) ends
-        is closed for the model; one that stops right after a comma was cut off
-        by the token limit and is an error, not a shorter value.
-        """
-        if depth > self.max_depth:
-            raise self.fail("too_deep", f"nested deeper than {self.max_depth} levels")
-        article = "an" if noun == "object" else "a"
-        spend = self.spend
-        text = self.text
-        self.pos += 1
-        need_sep = False
-        after_comma = False
-        last_end = self.pos
-        while True:
-            crossed = self.skip()
-            if self.pos >= self.n:
-                if need_sep:
-                    self.repairs.add("closed_braces")
-                    self.pos = last_end
-                    return
-                raise self.fail("truncated", f"the text ends inside {article} {noun}")
-            c = text[self.pos]
-            if c == close:
-                if after_comma:
-                    self.repairs.add("trailing_comma")
-                self.pos += 1
-                return
-            if need_sep:
-                if c in _COMMAS:
-                    if c != ",":
-                        self.repairs.add("fullwidth_punctuation")
-                    self.pos += 1
-                    need_sep, after_comma = False, True
-                    continue
-                if crossed and self.at_boundary():
-                    self.repairs.add("closed_braces")
-                    self.pos = last_end
-                    return
-                if c in _QUOTES and not crossed and text[self.pos - 1] in " \t":
-                    self.repairs.add("missing_comma")  # {"a": "x" "b": "y"}
-                else:
-                    raise self.fail("syntax", f"expected ',' or '{close}' but found {c!r}")
-            elif crossed and (has_items() or after_comma) and self.at_boundary():
-                raise self.fail("truncated", f"the {noun} stops after a comma")
-            spend()
-            entry()
-            last_end = self.pos
-            need_sep, after_comma = True, False
-
-    def key(self) -> str:
-        text = self.text
-        c = text[self.pos]
-        if c == '"' or c == "'" or c == "\u201c":
-            return self.string(c)
-        m = _IDENT.match(text, self.pos, self.n)
-        if m is None:
-            start = end = self.pos
-            while end < self.n and text[end].isdigit():
-                end += 1
-            if end == start:
-                raise self.fail("syntax", f"expected a key but found {c!r}")
-            self.pos = end
-            self.repairs.add("unquoted_keys")
-            return text[start:end]
-        self.pos = m.end()
-        self.repairs.add("unquoted_keys")
-        return m.group()
-
-    # --- call arguments ------------------------------------------------------
-    def call_args(self) -> tuple[list[tuple[str, Any]], dict]:
-        """Read ``a, k=v, k2: v2)`` with the cursor just after ``(``."""
-        text = self.text
-        positional: list[tuple[str, Any]] = []
-        keywords: dict = {}
-        need_sep = False
-        after_comma = False
-        last_end = self.pos
-        while True:
-            crossed = self.skip()
-            if self.pos >= self.n:
-                if need_sep:
-                    self.repairs.add("closed_parens")
-                    self.pos = last_end
-                    return positional, keywords
-                raise self.fail("truncated", "the text ends inside the call's parentheses")
-            c = text[self.pos]
-            if c == ")":
-                self.pos += 1
-                return positional, keywords
-            if need_sep:
-                if c in _COMMAS:
-                    self.pos += 1
-                    need_sep, after_comma = False, True
-                    continue
-                if crossed and self.at_boundary():
-                    self.repairs.add("closed_parens")
-                    self.pos = last_end
-                    return positional, keywords
-                raise self.fail("syntax", f"expected ',' or ')' but found {c!r}")
-            if crossed and (positional or keywords or after_comma) and self.at_boundary():
-                raise self.fail("truncated", "the call stops after a comma")
-            self.spend()
-            m = _KEYWORD.match(text, self.pos, self.n)
-            if m is not None:
-                if m.group(2) == ":":
-                    self.repairs.add("colon_keyword")
-                self.pos = m.end()
-                keywords[m.group(1)] = self.value(1, call=True)
-            else:
-                start = self.pos
-                value = self.value(1, call=True)
-                positional.append((text[start:self.pos].strip(), value))
-            last_end = self.pos
-            need_sep, after_comma = True, False
-
-
-def _hex(s: str) -> Optional[int]:
-    if len(s) not in (2, 4) or any(c not in "0123456789abcdefABCDEF" for c in s):
-        return None
-    return int(s, 16)
-
-
-def _call_atom_end(text: str, start: int, n: int) -> int:
-    """End of an unquoted call argument: the next ``,`` or ``)`` outside brackets, or end of line.
-
-    Runs of ordinary characters are skipped by one regex match, so the Python
-    loop turns only at brackets and commas."""
-    depth = 0
-    i = start
-    chunk = _CALL_ATOM_CHUNK.match
-    while True:
-        i = chunk(text, i, n).end()
-        if i >= n:
-            return n
-        c = text[i]
-        if c == "\n":
-            return i
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                return i
-            depth -= 1
-        elif depth == 0:  # a comma
-            return i
-        i += 1
-
-
 def read_value(text: str, pos: int, *, boundary: Optional[Boundary] = None,
                max_depth: int = MAX_DEPTH, stop: Optional[int] = None,
                budget: Optional[Budget] = None) -> Value:
@@ -495,8 +109,11 @@ def read_value(text: str, pos: int, *, boundary: Optional[Boundary] = None,
         got = _strict(text, pos, limit, max_depth, budget)
         if got is not None:
             return Value(got[0], pos, got[1])
-    reader = _Reader(text, pos, boundary, max_depth, limit, budget)
-    value = reader.value(0)
+    reader = LenientReader(text, pos, boundary, max_depth, limit, budget if budget is not None else Budget())
+    try:
+        value = reader.value(0)
+    except ReadFailure as failure:
+        raise _public(failure) from None
     return Value(value, pos, reader.pos, tuple(sorted(reader.repairs)))
 
 
@@ -579,6 +196,14 @@ def read_call_args(text: str, pos: int, *, boundary: Optional[Boundary] = None,
     Values are Python or JSON literals; a value that is neither (``2+3*4``,
     ``Paris``) is kept as its raw text.
     """
-    reader = _Reader(text, pos, boundary, max_depth, stop, budget)
-    positional, keywords = reader.call_args()
+    reader = LenientReader(text, pos, boundary, max_depth, stop, budget if budget is not None else Budget())
+    try:
+        positional, keywords = reader.call_args()
+    except ReadFailure as failure:
+        raise _public(failure) from None
     return CallArgs(tuple(positional), keywords, reader.pos, tuple(sorted(reader.repairs)))
+
+
+def _public(failure: ReadFailure) -> JsonishError:
+    """The reader's failure as the error callers catch."""
+    return JsonishError(failure.code, failure.message, failure.pos)
