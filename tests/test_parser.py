@@ -19,7 +19,9 @@ import pytest
 
 from react_text import parse
 from react_text.protocol.jsonish import JsonishError, loads, read_call_args, read_value
-from react_text.protocol.parser import ERROR_CODES, FINAL_NAMES, MAX_ACTIONS, match_tool
+from react_text.protocol.names import FINAL_NAMES, match_tool
+from react_text.protocol.parser import ERROR_CODES
+from react_text.protocol.turn import MAX_ACTIONS
 from react_text.types import Step
 
 CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"

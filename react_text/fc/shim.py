@@ -52,7 +52,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..backends.base import Backend, complete_streaming
 from ..prompting.episodes import episode_values, prompt_language
 from ..protocol.guards import AnswerContext, check_answer
-from ..protocol.parser import parse, suggest_tool
+from ..protocol.names import suggest_tool
+from ..protocol.parser import parse
 from ..types import Step
 
 __all__ = [
