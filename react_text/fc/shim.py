@@ -490,22 +490,17 @@ def _final_label(template: Any, n: int) -> str:
     return format_final(template.dialect, mark, n).split(mark)[0].rstrip(" ")
 
 
-def _reaches_elsewhere(step: Step, turn: str, schemas: Mapping[str, Any], template: Any,
-                       copied: frozenset[str]) -> str | None:
+def _reaches_elsewhere(step: Step, schemas: Mapping[str, Any], copied: frozenset[str]) -> str | None:
     """The turn's thought, when its action names a tool that is not offered, is not a
     near miss of one that is (``get_wether``, ``weather``) and is not one the few-shot
     examples use (``copied``: a model copying the examples' ``calculator`` should be
     told to use the offered tools, not be taken to decline); otherwise None."""
-    if step.error is None or step.error.code != "unknown_tool":
+    if step.error is None or step.error.code != "unknown_tool" or step.error.detail is None:
         return None
-    # The error does not carry the name: read the turn again without the tool list.
-    raw = parse(turn, None, dialect=template.dialect, lang=getattr(template, "language", None))
-    if not raw.actions:
-        return None
-    name = raw.actions[0].tool
+    name = step.error.detail  # the name the model wrote
     if name in copied or suggest_tool(name, list(schemas)) is not None:
         return None
-    return f" {raw.thought}" if raw.thought else ""
+    return f" {step.thought}" if step.thought else ""
 
 
 def _call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:
@@ -692,7 +687,7 @@ def tool_calls(
                 verdict = _Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
         kept = turn[len(prefix): max(step.end, len(prefix))]
         thought = step.thought
-        elsewhere = _reaches_elsewhere(step, turn, schemas, tpl, copied) if choice.mode == "auto" else None
+        elsewhere = _reaches_elsewhere(step, schemas, copied) if choice.mode == "auto" else None
         if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs):
             # Two ways a model declines without saying "Final Answer": it stops after its
             # thought ("I know this; no tool is needed."), or it reaches for a tool it was not

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
 from . import feedback
 from .names import fold
@@ -57,13 +57,20 @@ def placeholder_error(t: Turn, what: str, end: int) -> TurnError:
     return TurnError("placeholder", feedback.placeholder(t.voice, what), end, detail=what)
 
 
-def reject_placeholder(t: Turn, value: Any, end: int) -> None:
-    """Raise the ``placeholder`` error when ``value`` (a string, or any string value of a dict
-    of arguments) is a template instruction echoed back rather than content."""
+def find_placeholder(value: Any) -> Optional[str]:
+    """``value`` (a string), or the first string value of a dict of arguments, that is a
+    template instruction echoed back rather than content; None when there is none."""
     if isinstance(value, str):
-        if is_placeholder(value):
-            raise placeholder_error(t, value, end)
-    elif isinstance(value, dict):
+        return value if is_placeholder(value) else None
+    if isinstance(value, dict):
         for v in value.values():
             if isinstance(v, str) and is_placeholder(v):
-                raise placeholder_error(t, v, end)
+                return v
+    return None
+
+
+def reject_placeholder(t: Turn, value: Any, end: int) -> None:
+    """Raise the ``placeholder`` error when ``value`` holds an echoed instruction (``find_placeholder``)."""
+    found = find_placeholder(value)
+    if found is not None:
+        raise placeholder_error(t, found, end)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from . import feedback
 from .json_calls import answer_from_args, calls_from_json
@@ -14,7 +14,7 @@ from .names import (
     clean_name,
     is_final_name,
 )
-from .placeholders import is_placeholder_name, placeholder_error, reject_placeholder
+from .placeholders import find_placeholder, is_placeholder_name, placeholder_error, reject_placeholder
 from .turn import FINAL, Turn, TurnError
 
 
@@ -37,16 +37,27 @@ def check_name(t: Turn, name: str, end: int, args: Any = None) -> Union[str, obj
         raise TurnError("no_action", feedback.no_action(t.voice), end, no_tool=True)
     if is_placeholder_name(cleaned):  # "tool_name" from the prompt's format example
         raise placeholder_error(t, cleaned, end)
+    written = _as_name(cleaned, args)
     if t.ts is not None:
         shown = cleaned or name
         message = feedback.unknown_tool(t.voice, shown, t.ts.suggest(shown), args)
-        raise TurnError("unknown_tool", message, end, detail=shown)
+        # the detail names the tool only for a whole call (its input read, no echoed instruction in it)
+        # to a name, not to a sentence
+        whole = args is not None and find_placeholder(args) is None
+        raise TurnError("unknown_tool", message, end, detail=written if whole else None)
+    if written is not None:
+        return written
+    raise TurnError("no_action", feedback.not_a_name(t.voice, name), end, detail=name)
+
+
+def _as_name(cleaned: str, args: Any) -> Optional[str]:
+    """``cleaned`` when it reads as a tool name without a tool list to check it against, else None."""
     if cleaned and len(cleaned) <= 100 and IDENT.fullmatch(cleaned) is not None:
         return cleaned
     if (args is not None and len(cleaned) <= 64 and WORDS_NAME.fullmatch(cleaned) is not None
             and not SENTENCE_WORDS.intersection(cleaned.casefold().split())):
         return cleaned  # a name of words, with its input: crewAI's "Ask question to coworker"
-    raise TurnError("no_action", feedback.not_a_name(t.voice, name), end, detail=name)
+    return None
 
 
 def final_text(t: Turn, args: Union[dict, str], end: int) -> str:
