@@ -71,6 +71,10 @@ def find_placeholder(value: Any) -> Optional[str]:
 
 def reject_placeholder(t: Turn, value: Any, end: int) -> None:
     """Raise the ``placeholder`` error when ``value`` holds an echoed instruction (``find_placeholder``)."""
-    found = find_placeholder(value)
-    if found is not None:
-        raise placeholder_error(t, found, end)
+    if isinstance(value, str):  # the usual value: no further call
+        if is_placeholder(value):
+            raise placeholder_error(t, value, end)
+    elif isinstance(value, dict):
+        found = find_placeholder(value)
+        if found is not None:
+            raise placeholder_error(t, found, end)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from . import feedback, jsonish
-from .lines import Lines
+from .lines import Lines, hard_end
 from .names import Toolset
 
 MAX_ACTIONS = 32
@@ -32,7 +32,7 @@ class TurnError(Exception):
         self.no_tool = no_tool  # "Action: None": the model says it needs no tool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """A tool call before its name is resolved against the tools."""
 
@@ -45,7 +45,7 @@ class Call:
     """The canonical tool, when the reader already checked the name."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Reading:
     """What the line walk found: calls, or a final answer, and where trust ends."""
 
@@ -70,7 +70,9 @@ class Turn(Lines):
                  "placeholder_err", "skip_floor", "echoes")
 
     def __init__(self, text: str, ts: Optional[Toolset], style: tuple[str, int, Optional[str]]) -> None:
-        super().__init__(text)
+        self.text = text  # Lines.__init__, inlined: one Turn is built per parse
+        self.limit = hard_end(text)
+        self.blob_failures = 0
         self.ts = ts
         self.style = style  # (dialect, n, lang) of the messages
         self._voice: Optional[feedback.Voice] = None

@@ -42,16 +42,21 @@ def walk(t: Turn) -> Reading:
         except TurnError as err:
             i = _past_example(t, calls, err, i, le)
             continue
-        if isinstance(got, int):  # nothing here: go on from there
-            i = got
-            continue
-        if isinstance(got, Reading):
-            return got
-        if isinstance(got, str):  # a final answer written as an action
-            return stop(t, calls, i) if calls else Reading((), got, t.final_end)
-        nxt = _take_calls(t, calls, got)
-        if isinstance(nxt, Reading):
-            return nxt
+        if type(got) is not list:
+            if type(got) is int:  # nothing here: go on from there
+                i = got
+                continue
+            if type(got) is Reading:
+                return got
+            return stop(t, calls, i) if calls else Reading((), got, t.final_end)  # a final answer as an action
+        room = MAX_ACTIONS - len(calls)
+        if len(got) > room:
+            t.add("too_many_actions")
+            calls.extend(got[:room])
+            return stop(t, calls, calls[-1].end)
+        calls.extend(got)
+        same_line_calls(t, calls)  # more calls written right after them on their line
+        nxt = after_action(t, calls[-1].end)
         if nxt is None:
             break
         i = nxt
@@ -135,19 +140,6 @@ def _past_example(t: Turn, calls: list[Call], err: TurnError, i: int, le: int) -
     t.first_start = None
     t.thought_labels.append((i, max(le, min(err.end or le, t.limit))))
     return t.next_line(max(le, err.end or le))
-
-
-def _take_calls(t: Turn, calls: list[Call], got: list) -> Union[Reading, int, None]:
-    """Add the calls read on a line (and any written right after them on it); then the line
-    start of the next candidate, None when the actions are over, or the ``Reading`` at the cap."""
-    room = MAX_ACTIONS - len(calls)
-    if len(got) > room:
-        t.add("too_many_actions")
-        calls.extend(got[:room])
-        return stop(t, calls, calls[-1].end)
-    calls.extend(got)
-    same_line_calls(t, calls)
-    return after_action(t, calls[-1].end)
 
 
 def echo_skip(t: Turn, i: int, kind: str, cstart: int, le: int) -> Optional[int]:
