@@ -56,6 +56,15 @@ under ``Action:`` without ``Action Input:``), ``extra_brace``,
 Cost: linear in the turn, and bounded on hostile input: JSON-looking lines
 that are not JSON, echoed blocks and lenient JSON reading each have a per-turn
 budget (``bench/parser_bench.py`` checks < 0.1 s of CPU per MB).
+
+Layout: this module assembles the ``Step``; the reading is done by functions
+over one ``turn.Turn`` (the turn's ``lines.Lines`` plus what was found so far):
+``walk`` goes over the lines, ``actions`` reads an ``Action:`` line,
+``values`` an input, ``calls`` ``Tool(args)`` and ``Tool[args]``, ``blobs``
+JSON actions (``json_calls`` says what a decoded blob means), ``fallback`` the
+dialects the walk does not see; ``slots`` checks a tool slot, ``names`` folds
+and matches tool names, ``labels`` holds the label patterns and
+``placeholders`` rejects echoed template instructions.
 """
 
 

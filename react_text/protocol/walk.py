@@ -15,6 +15,7 @@ MAX_ECHOES = 8  # echoed blocks (and bare-paper candidates) looked past before a
 
 
 def read(t: Turn) -> Reading:
+    """The walk's reading of the turn; a turn that is only an echoed format example is that error."""
     got = walk(t)
     if not got.calls and got.final is None and t.placeholder_err is not None:
         raise t.placeholder_err  # only the echoed format example: say so
