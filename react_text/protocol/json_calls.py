@@ -15,6 +15,7 @@ from .turn import MAX_ACTIONS
 
 Blob = Union[list, tuple, None]
 """What a blob means: calls ``[(name, args, thought, decoded)]``, a final answer ``(args, thought)``, or None."""
+
 NAME_KEYS = ("action", "tool", "toolname", "name", "function", "functionname", "apiname")
 ARG_KEYS = ("actioninput", "toolinput", "actionvariables", "args", "arguments", "parameters", "params",
             "input", "kwargs", "argument")

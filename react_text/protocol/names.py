@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 ToolsArg = Union[Iterable[str], Mapping[str, dict], None]
+
 FINAL_NAMES: frozenset[str] = frozenset({
     "final answer", "final_answer", "final-answer", "finalanswer", "final", "finish",
     "answer", "final_response", "最终答案", "最终回答", "答案",
 })
 """Tool names that mean "this is the final answer" (compared after folding case and separators)."""
+
 MAX_NAME = 100  # longer "tool names" are sentences: no folding or fuzzy matching on them
 IDENT = re.compile(r"[^\W\d][\w.\-]*")
 SNAKE = re.compile(r"[a-z][a-z0-9]{0,40}(?:[_.][a-z0-9]{1,40}){1,8}")
