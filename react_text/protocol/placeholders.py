@@ -71,7 +71,10 @@ def find_placeholder(value: Any) -> Optional[str]:
 
 def reject_placeholder(t: Turn, value: Any, end: int) -> None:
     """Raise the ``placeholder`` error when ``value`` holds an echoed instruction (``find_placeholder``)."""
-    if isinstance(value, str):  # the usual value: no further call
+    if isinstance(value, str):
+        head = value[:2]
+        if head[:1].isalnum() and head.isascii() and head.lower() not in PHRASE_ASCII_PAIRS:
+            return  # is_placeholder's first test, inlined: most values end here, with no further call
         if is_placeholder(value):
             raise placeholder_error(t, value, end)
     elif isinstance(value, dict):
