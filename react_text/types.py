@@ -56,9 +56,12 @@ class FormatError:
     have written. The loop sends ``message`` back as the next observation.
     ``detail`` is what the model wrote that is wrong, when the parser knows it,
     so no caller has to read the turn again to learn it: the tool name for
-    ``unknown_tool``, ``missing_input``, ``bad_arguments`` and ``truncated``,
-    the echoed instruction for ``placeholder``, the slot text for a
-    ``no_action`` whose tool slot holds no name; otherwise None.
+    ``missing_input``, and for ``bad_arguments`` and ``truncated`` when the
+    input follows a tool name; for ``unknown_tool``, the name the model called,
+    when its call is whole (input read, no echoed instruction in it) and the
+    slot holds a name rather than a sentence; the echoed instruction for
+    ``placeholder``; the slot text for a ``no_action`` whose tool slot holds no
+    name. Otherwise None.
     """
 
     code: ErrorCode

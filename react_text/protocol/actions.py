@@ -100,8 +100,10 @@ def named_action(t: Turn, start: int, name: str, slot_end: int, le: int) -> Unio
     if lab is not None and lab[0] == "input":
         try:
             args, end = read_input(t, lab[1])
-        except TurnError:
-            check_name(t, name, slot_end)  # a bad name is the more useful error
+        except TurnError as err:
+            tool = check_name(t, name, slot_end)  # a bad name is the more useful error
+            if err.detail is None and err.code in ("bad_arguments", "truncated") and isinstance(tool, str):
+                err.detail = tool  # the input's reader does not know the tool
             raise
     elif lab is None and q < t.limit and t.starts_blob(q):
         qc = t.first_char(q, t.line_end(q))

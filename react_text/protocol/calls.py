@@ -19,15 +19,15 @@ def read_call(t: Turn, start: int, name_raw: str, opener: int) -> Union[list, st
         got = jsonish.read_call_args(text, opener + 1, boundary=t.is_boundary, stop=t.limit, budget=t.budget)
     except jsonish.JsonishError as err:
         if err.code == "truncated":
-            check_name(t, name_raw, t.limit)
+            tool = check_name(t, name_raw, t.limit)
             raise TurnError("truncated", feedback.truncated(t.voice, None), t.rstrip_end(0, t.limit),
-                            detail=clean_name(name_raw)) from None
+                            detail=_tool_name(tool, name_raw)) from None
         le = t.line_end(opener)
         close = text.rfind(")", opener, le)
         if close < 0:
-            check_name(t, name_raw, le)
+            tool = check_name(t, name_raw, le)
             raise TurnError("bad_arguments", feedback.bad_arguments(t.voice, None, "unbalanced parentheses"),
-                            t.rstrip_end(0, le), detail=clean_name(name_raw)) from None
+                            t.rstrip_end(0, le), detail=_tool_name(tool, name_raw)) from None
         t.add("raw_arguments")  # not Python-ish: keep what is between the parentheses
         args: Union[dict, str] = text[opener + 1:close].strip()
         end = close + 1
@@ -36,6 +36,11 @@ def read_call(t: Turn, start: int, name_raw: str, opener: int) -> Union[list, st
         end = got.end
         args = call_to_args(t, name_raw, got)
     return finish_call(t, start, name_raw, args, end)
+
+
+def _tool_name(tool: object, name_raw: str) -> str:
+    """An error's detail: the tool ``check_name`` found, or the name as written when it found a final answer."""
+    return tool if isinstance(tool, str) else clean_name(name_raw)
 
 
 def finish_call(t: Turn, start: int, name_raw: str, args: Union[dict, str], end: int) -> Union[list, str]:

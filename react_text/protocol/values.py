@@ -61,9 +61,9 @@ def json_error(t: Turn, err: jsonish.JsonishError, name: Optional[str]) -> TurnE
     tool = t.ts.lookup(written) if (written is not None and t.ts is not None) else None
     end = t.rstrip_end(0, min(max(err.pos, 0), t.limit))
     if err.code == "truncated":
-        return TurnError("truncated", feedback.truncated(t.voice, tool), end, detail=written)
+        return TurnError("truncated", feedback.truncated(t.voice, tool), end, detail=tool or written)
     why = {"too_deep": "nested too deeply", "too_long": "too long to read"}.get(err.code, err.message)
-    return TurnError("bad_arguments", feedback.bad_arguments(t.voice, tool, why), end, detail=written)
+    return TurnError("bad_arguments", feedback.bad_arguments(t.voice, tool, why), end, detail=tool or written)
 
 
 def read_input(t: Turn, cstart: int) -> tuple[Union[dict, str], int]:
