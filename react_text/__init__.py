@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 from .protocol.parser import parse
-from .types import Action, Completion, FormatError, Observation, Step
+from .types import Action, Completion, ErrorCode, FormatError, Observation, RepairCode, Step
 
 __version__ = "0.1.0"
 
@@ -27,7 +27,7 @@ _LAZY = {
     "run": "react_text.agent.api",
 }
 
-__all__ = ["parse", "Action", "Completion", "FormatError", "Observation", "Step", *_LAZY]
+__all__ = ["parse", "Action", "Completion", "ErrorCode", "FormatError", "Observation", "RepairCode", "Step", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

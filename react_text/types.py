@@ -8,9 +8,28 @@ to JSON and replayed without any of the machinery that produced it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Literal, Optional, Union
 
 Args = Union[dict, str]
+
+ErrorCode = Literal[
+    "empty", "no_action", "unknown_tool", "placeholder", "missing_input",
+    "bad_arguments", "truncated", "missing_answer", "internal",
+]
+"""Why a turn could not be used (``FormatError.code``); the parser's docstring says when each is given."""
+
+RepairCode = Literal[
+    # what the parser mended
+    "dropped_tail", "tool_name", "name_on_next_line", "inline_input", "unlabeled_input", "extra_brace",
+    "arguments_string_decoded", "positional_args", "raw_arguments", "closed_brackets", "dropped_truncated_action",
+    "prose_as_final", "stated_answer", "too_many_actions", "emphasis", "call_wrapper", "tool_description",
+    "unlabeled_action",
+    # what the lenient JSON reader mended (react_text.protocol.jsonish)
+    "comments", "python_tuples", "single_quotes", "smart_quotes", "python_literals", "unquoted_value",
+    "missing_colon", "fullwidth_punctuation", "closed_braces", "trailing_comma", "missing_comma", "unquoted_keys",
+    "closed_parens", "colon_keyword",
+]
+"""What the parser had to mend to read a turn (``Step.repairs``)."""
 
 
 @dataclass(frozen=True)
@@ -35,10 +54,19 @@ class FormatError:
     ``bad_arguments``, ``missing_input``, ``truncated``, ``placeholder``, ...);
     ``message`` is one or two sentences that show the line the model should
     have written. The loop sends ``message`` back as the next observation.
+    ``detail`` is what the model wrote that is wrong, when the parser knows it,
+    so no caller has to read the turn again to learn it: the tool name for
+    ``missing_input``, and for ``bad_arguments`` and ``truncated`` when the
+    input follows a tool name; for ``unknown_tool``, the name the model called,
+    when its call is whole (input read, no echoed instruction in it) and the
+    slot holds a name rather than a sentence; the echoed instruction for
+    ``placeholder``; the slot text for a ``no_action`` whose tool slot holds no
+    name. Otherwise None.
     """
 
-    code: str
+    code: ErrorCode
     message: str
+    detail: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -56,7 +84,7 @@ class Step:
     actions: tuple[Action, ...] = ()
     final_answer: str | None = None
     error: FormatError | None = None
-    repairs: tuple[str, ...] = ()
+    repairs: tuple[RepairCode, ...] = ()
     end: int = 0
     """Offset in ``text`` after which nothing is trusted (a made-up observation,
     a second question). The loop keeps ``text[:end]`` in the scratchpad."""

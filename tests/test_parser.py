@@ -12,14 +12,18 @@ import ast
 import json
 import subprocess
 import sys
+import typing
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+import react_text
 from react_text import parse
 from react_text.protocol.jsonish import JsonishError, loads, read_call_args, read_value
-from react_text.protocol.parser import ERROR_CODES, FINAL_NAMES, MAX_ACTIONS, match_tool
+from react_text.protocol.names import FINAL_NAMES, match_tool
+from react_text.protocol.parser import ERROR_CODES
+from react_text.protocol.turn import MAX_ACTIONS
 from react_text.types import Step
 
 CASES_FILE = Path(__file__).parent / "data" / "parser_cases.jsonl"
@@ -478,6 +482,19 @@ def test_prose_policy() -> None:
 def test_forgiving_name_matching(written: str) -> None:
     step = parse(f"Action: {written}\nAction Input: x", TOOLS)
     assert only_action(step).tool == "search"
+
+
+def test_the_error_names_what_the_model_wrote() -> None:
+    """FormatError.detail: callers learn the tool name or the echoed text without reading the turn again."""
+    assert parse("Action: web_search\nAction Input: x", TOOLS).error.detail == "web_search"
+    assert parse("Action: search", TOOLS).error.detail == "search"  # missing_input
+    assert parse('Action: search\nAction Input: {"q" 42}', TOOLS).error.detail == "search"  # bad_arguments
+    assert parse("Action: the action to take", TOOLS).error.detail == "the action to take"
+    # a sentence in the slot, or a call whose input was not read, names no tool
+    assert parse("Action: I will look it up\nAction Input: x", TOOLS).error.detail is None
+    assert parse("Action: web_search", TOOLS).error.detail is None
+    assert parse("Thought: hmm", TOOLS).error.detail is None
+    assert set(typing.get_args(react_text.ErrorCode)) == set(ERROR_CODES)
 
 
 def test_match_tool() -> None:

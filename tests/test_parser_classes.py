@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from react_text import parse
-from react_text.protocol.parser import MAX_ACTIONS
+from react_text.protocol.turn import MAX_ACTIONS
 
 from test_parser_peers import PEER_CASES, load, step_outcome, verdict
 

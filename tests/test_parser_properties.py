@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.protocol.parser import FINAL_NAMES, parse
+from react_text.protocol.names import FINAL_NAMES
+from react_text.protocol.parser import parse
 from react_text.types import Step
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -264,10 +265,10 @@ def test_a_sentence_in_the_tool_slot_is_never_an_action(sentence: str) -> None:
 
 def _walk_line_rule(line: str) -> bool:
     """The walk's line filter written out line by line (what ``_WALK_LINE`` must agree with)."""
-    from react_text.protocol.parser import _DECORATION_CHARS, _PICK1, _PICK3
+    from react_text.protocol.labels import DECORATION_CHARS, PICK1, PICK3
 
-    head = line[:16].lstrip(_DECORATION_CHARS)
-    if head[:3].lower() in _PICK3 or head[:1] in _PICK1:
+    head = line[:16].lstrip(DECORATION_CHARS)
+    if head[:3].lower() in PICK3 or head[:1] in PICK1:
         return True
     return "{" in line and (line[:64].lstrip(" \t>")[:1] in ("{", "[", "`") or '{"' in line or "{'" in line
                             or "{ " in line or "<tool_call>" in line)
@@ -286,9 +287,9 @@ walk_line = st.builds(lambda n, c, word, rest: c * n + word + rest,
 @settings(max_examples=500, deadline=None)
 @given(text=st.lists(walk_line, max_size=6).map("\n".join))
 def test_the_walk_picks_the_lines_its_rule_names(text: str) -> None:
-    from react_text.protocol.parser import _Turn
+    from react_text.protocol.turn import Turn
 
-    turn = _Turn(text, None, ("classic", 1, None))
+    turn = Turn(text, None, ("classic", 1, None))
     offsets, expected = 0, []
     for line in text[:turn.limit].split("\n"):
         if offsets < turn.limit and _walk_line_rule(line):

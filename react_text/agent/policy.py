@@ -185,12 +185,12 @@ def unknown_tool(name: str, tool_names: Sequence[str], lang: str = "en") -> Form
             lang,
             f"There is no tool {name!r}: no tools are available. Give the final answer.",
             f"没有名为 {name!r} 的工具：这里没有可用的工具。请直接给出最终答案。",
-        ))
+        ), name)
     return FormatError("unknown_tool", say(
         lang,
         f"There is no tool {name!r}. Use one of: {', '.join(tool_names)}.",
         f"没有名为 {name!r} 的工具。请使用其中之一：{'、'.join(tool_names)}。",
-    ))
+    ), name)
 
 
 def check_limits(state: RunState, elapsed: float) -> Stop | None:

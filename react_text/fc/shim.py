@@ -213,7 +213,7 @@ class _Attempts:
         step = parse(turn, r.schemas, prose=r.prose, dialect=r.template.dialect, lang=r.answer_context.lang, n=self.n)
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))
         kept = turn[len(prefix): max(step.end, len(prefix))]
-        elsewhere = reaches_elsewhere(step, turn, r.schemas, r.template, r.copied) if r.choice.mode == "auto" else None
+        elsewhere = reaches_elsewhere(step, r.schemas, r.copied) if r.choice.mode == "auto" else None
         if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs):
             # Two ways a model declines without saying "Final Answer": it stops after its
             # thought ("I know this; no tool is needed."), or it reaches for a tool it was not

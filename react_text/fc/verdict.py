@@ -15,7 +15,7 @@ from ..backends.base import Backend
 from ..backends.build import supports_grammar
 from ..grammar.gbnf import GrammarError, build_grammar
 from ..protocol.dialects import format_action, format_final
-from ..protocol.parser import parse, suggest_tool
+from ..protocol.names import suggest_tool
 from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
@@ -86,22 +86,17 @@ def final_label(template: Any, n: int) -> str:
     return format_final(template.dialect, mark, n).split(mark)[0].rstrip(" ")
 
 
-def reaches_elsewhere(step: Step, turn: str, schemas: Mapping[str, Any], template: Any,
-                      copied: frozenset[str]) -> str | None:
+def reaches_elsewhere(step: Step, schemas: Mapping[str, Any], copied: frozenset[str]) -> str | None:
     """The turn's thought, when its action names a tool that is not offered, is not a
     near miss of one that is (``get_wether``, ``weather``) and is not one the few-shot
     examples use (``copied``: a model copying the examples' ``calculator`` should be
     told to use the offered tools, not be taken to decline); otherwise None."""
-    if step.error is None or step.error.code != "unknown_tool":
+    if step.error is None or step.error.code != "unknown_tool" or step.error.detail is None:
         return None
-    # The error does not carry the name: read the turn again without the tool list.
-    raw = parse(turn, None, dialect=template.dialect, lang=getattr(template, "language", None))
-    if not raw.actions:
-        return None
-    name = raw.actions[0].tool
+    name = step.error.detail  # the name the model wrote
     if name in copied or suggest_tool(name, list(schemas)) is not None:
         return None
-    return f" {raw.thought}" if raw.thought else ""
+    return f" {step.thought}" if step.thought else ""
 
 
 def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool,

@@ -183,7 +183,7 @@ def _tool_specs(tools: Any) -> list[_ToolSpec]:
 
 def _check_names(specs: list[_ToolSpec]) -> None:
     """Every tool name must be writable and must read back as itself through the parser."""
-    from ..protocol.parser import FINAL_NAMES, match_tool
+    from ..protocol.names import FINAL_NAMES, match_tool
 
     names = [spec.name for spec in specs]
     finals = {_fold(name) for name in FINAL_NAMES}
