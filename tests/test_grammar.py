@@ -19,10 +19,13 @@ from hypothesis import strategies as st
 
 from react_text import parse
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.grammar.gbnf import GrammarError, build_grammar, check_gbnf, grammar_matches, max_bytes
+from react_text.grammar.gbnf import build_grammar, check_gbnf, grammar_matches, max_bytes
+from react_text.grammar.terms import GrammarError
 
-# Private: the derivation fuzzer below walks the parsed rules.
-from react_text.grammar.gbnf import _Alt, _Class, _compile, _Lit, _Ref, _Rep, _Seq  # noqa: E402
+# The derivation fuzzer below walks the rules read back from the grammar's text.
+from react_text.grammar.reader import read_gbnf as _compile  # noqa: E402
+from react_text.grammar.terms import Alt as _Alt, Class as _Class, Lit as _Lit, Ref as _Ref  # noqa: E402
+from react_text.grammar.terms import Rep as _Rep, Seq as _Seq  # noqa: E402
 
 DIALECT_NAMES = sorted(DIALECTS)
 FINALS = {"final answer", "final_answer", "finish", "answer", "final"}

@@ -523,7 +523,8 @@ def _grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: B
         if constrain:
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop constrain")
         return None  # forced calls then rely on the retries alone
-    from ..grammar.gbnf import GrammarError, build_grammar
+    from ..grammar.gbnf import build_grammar
+    from ..grammar.terms import GrammarError
 
     if choice.mode == "none":
         offered: list[Any] = []
