@@ -80,12 +80,13 @@ class CallForm(LabelledForm):
 
     def action(self, parts: TurnParts, spec: ToolShape) -> Term:
         keywords, positional = parts.kwargs(spec), parts.positional(spec)
+        inner: Term | None = None
         if keywords and positional:
-            inner: Term | None = group(alt([keywords, positional]))
-        elif keywords or positional:
-            inner = keywords or opt(positional)  # type: ignore[arg-type]
-        else:
-            inner = None
+            inner = group(alt([keywords, positional]))
+        elif keywords:
+            inner = keywords
+        elif positional:
+            inner = opt(positional)
         return sequence(Lit(spec.name + "("), inner, Lit(")"))
 
     def unoffered(self, parts: TurnParts) -> Term:

@@ -115,6 +115,7 @@ def build_grammar(
     if allow_unoffered:
         actions.append(rules.rule("action-other", form.unoffered(parts)))
     body: Term = group(form.frame(parts, actions, allow_final))
+    # The thought's rules are made last: rules are written in the order they were first needed.
     root = sequence(parts.thought(), opt(body) if allow_thought_only else body, opt(Lit("\n")))
     tree = {"root": root, **rules.finished()}
     gbnf = render_rules(tree)

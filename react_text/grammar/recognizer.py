@@ -141,9 +141,10 @@ def longest(rules: Rules) -> int | None:
             return memo[node.name]
         if isinstance(node, (Alt, Seq)):
             sizes = [size(child) for child in (node.options if isinstance(node, Alt) else node.items)]
-            if None in sizes:
+            known = [s for s in sizes if s is not None]
+            if len(known) < len(sizes):
                 return None
-            return max(sizes, default=0) if isinstance(node, Alt) else sum(sizes)  # type: ignore[arg-type]
+            return max(known, default=0) if isinstance(node, Alt) else sum(known)
         if isinstance(node, Rep):
             one = size(node.item)
             if one is None or (node.high is None and one > 0):
