@@ -19,10 +19,13 @@ from hypothesis import strategies as st
 
 from react_text import parse
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
-from react_text.grammar.gbnf import GrammarError, build_grammar, check_gbnf, grammar_matches, max_bytes
+from react_text.grammar.gbnf import build_grammar, check_gbnf, grammar_matches, max_bytes
+from react_text.grammar.terms import GrammarError
 
-# Private: the derivation fuzzer below walks the parsed rules.
-from react_text.grammar.gbnf import _Alt, _Class, _compile, _Lit, _Ref, _Rep, _Seq  # noqa: E402
+# The derivation fuzzer below walks the rules read back from the grammar's text.
+from react_text.grammar.reader import read_gbnf as _compile  # noqa: E402
+from react_text.grammar.terms import Alt as _Alt, Class as _Class, Lit as _Lit, Ref as _Ref  # noqa: E402
+from react_text.grammar.terms import Rep as _Rep, Seq as _Seq  # noqa: E402
 
 DIALECT_NAMES = sorted(DIALECTS)
 FINALS = {"final answer", "final_answer", "finish", "answer", "final"}
@@ -579,6 +582,39 @@ def test_tools_in_every_accepted_shape():
     grammars = {build_grammar("classic", shape) for shape in shapes}
     assert len(grammars) == 1
     assert grammar_matches(grammars.pop(), ' t\nAction: search\nAction Input: {"q": "x"}')
+
+
+def test_a_tool_named_in_chinese_is_offered_under_ascii_rule_names():
+    """GBNF rule names are ASCII; the tool's own name stays literal in the strings it writes."""
+    from react_text.tools.spec import tool
+
+    @tool
+    def 搜索(查询: str) -> str:
+        """Search."""
+        return ""
+
+    for dialect in DIALECT_NAMES:
+        gbnf = build_grammar(dialect, [搜索])
+        check_gbnf(gbnf)
+        assert all(line.split(" ::= ")[0].isascii() for line in gbnf.splitlines())
+        _, completion = turn(dialect, "look it up", format_action(dialect, "搜索", {"查询": "天气"}, 1), 1)
+        assert grammar_matches(gbnf, completion), (dialect, completion)
+        step = parse(DIALECTS[dialect].thought.format(n=1) + completion, [搜索])
+        assert step.error is None and step.actions[0].tool == "搜索", (dialect, step)
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_the_built_tree_and_the_text_read_back_agree(dialect):
+    """max_bytes and the recognizer walk the tree build_grammar made; reading its text gives the same."""
+    from react_text.grammar.recognizer import longest, matches
+
+    gbnf = build_grammar(dialect, CALC, allow_unoffered=True, allow_thought_only=True)
+    read = _compile(gbnf)
+    assert max_bytes(gbnf) == longest(read)
+    _, completion = turn(dialect, "add them", format_action(dialect, "calc", {"expr": "1+2"}, 1), 1)
+    assert grammar_matches(gbnf, completion)
+    for text in (completion, completion[:-1], completion + "x", " just a thought"):
+        assert grammar_matches(gbnf, text) == matches(read, text), text
 
 
 def test_builtin_tools_if_present(llama):

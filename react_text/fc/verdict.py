@@ -13,7 +13,8 @@ from typing import Any, Mapping, Sequence
 
 from ..backends.base import Backend
 from ..backends.build import supports_grammar
-from ..grammar.gbnf import GrammarError, build_grammar
+from ..grammar.gbnf import build_grammar
+from ..grammar.terms import GrammarError
 from ..protocol.dialects import format_action, format_final
 from ..protocol.names import suggest_tool
 from ..tools.arguments import ArgumentError, coerce_args

@@ -1,0 +1,161 @@
+"""How each dialect frames a turn under the grammar: its action, final answer, an unoffered
+tool's call, and the line that introduces them. One form per dialect, found by name.
+
+Why a registry: the shared pieces (``turns.TurnParts``) are the same for every dialect;
+only these fragments differ, and a new dialect adds one entry here rather than a branch
+in every builder function. Keyed by the dialect's ``name`` (the protocol's dialect objects
+carry the same strings); the labels are the dialects' canonical spellings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .terms import Lit, Ref, Rep, Term, alt, chars, group, opt, rep, sequence
+from .tool_shapes import ToolShape
+from .turns import PLACEHOLDER_STARTS, TurnParts
+
+__all__ = ["DialectForm", "FORMS"]
+
+_FINAL_TOOL = "Final Answer"
+
+
+@dataclass(frozen=True)
+class DialectForm:
+    """Base form: object-style actions are the default (classic, zh, json)."""
+
+    name: str
+    multiline: bool = True
+    """JSON arguments may span lines (the paper dialect writes its call on one line)."""
+    answer_banned: str = "{}`"
+    """Characters a free-text answer may not contain."""
+
+    def action(self, parts: TurnParts, spec: ToolShape) -> Term:
+        """The body of ``action-<tool>``: this tool called in the dialect's syntax."""
+        args = parts.args(spec)
+        return self.object_action(parts, Lit(spec.name), Lit(json.dumps(spec.name, ensure_ascii=False)), args)
+
+    def object_action(self, parts: TurnParts, name: Term, quoted_name: Term, args: Term) -> Term:
+        raise NotImplementedError
+
+    def unoffered(self, parts: TurnParts) -> Term:
+        """The body of ``action-other``: a tool that is not offered, with free-form arguments."""
+        name = parts.other_name()
+        quoted = sequence(Lit('"'), name, Lit('"'))
+        return self.object_action(parts, name, quoted, parts.rules.value({"type": "object"}, "other-args"))
+
+    def final(self, parts: TurnParts) -> Ref:
+        raise NotImplementedError
+
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
+        """What follows the thought line: one of ``actions`` or (``allow_final``) the final answer."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LabelledForm(DialectForm):
+    """``\\nAction: <action>`` or ``\\nFinal Answer: <text>``, each on its own labelled line."""
+
+    action_label: str = ""
+    input_label: str = ""
+    final_label: str = ""
+
+    def object_action(self, parts: TurnParts, name: Term, quoted_name: Term, args: Term) -> Term:
+        return sequence(name, Lit(self.input_label), args)
+
+    def final(self, parts: TurnParts) -> Ref:
+        return parts.rules.rule("final", sequence(Lit(self.final_label), parts.answer()))
+
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
+        alts = [sequence(Lit(self.action_label), group(alt(actions)))] if actions else []
+        if allow_final:
+            alts.append(sequence(Lit("\n"), self.final(parts)))
+        return alt(alts)
+
+
+@dataclass(frozen=True)
+class CallForm(LabelledForm):
+    """``tool(key=value, ...)`` or ``tool("text")``, Python-style."""
+
+    def action(self, parts: TurnParts, spec: ToolShape) -> Term:
+        keywords, positional = parts.kwargs(spec), parts.positional(spec)
+        inner: Term | None = None
+        if keywords and positional:
+            inner = group(alt([keywords, positional]))
+        elif keywords:
+            inner = keywords
+        elif positional:
+            inner = opt(positional)
+        return sequence(Lit(spec.name + "("), inner, Lit(")"))
+
+    def unoffered(self, parts: TurnParts) -> Term:
+        args = Rep(chars("()\n", negated=True), 0, parts.rules.max_string_chars)
+        return sequence(parts.other_name(), Lit("("), args, Lit(")"))
+
+
+@dataclass(frozen=True)
+class JsonForm(DialectForm):
+    """A fenced JSON blob ``{"action": ..., "action_input": ...}``; the answer is the action "Final Answer"."""
+
+    def object_action(self, parts: TurnParts, name: Term, quoted_name: Term, args: Term) -> Term:
+        ws = parts.rules.ws()
+        return sequence(quoted_name, ws, Lit(","), ws, Lit('"action_input"'), ws, Lit(":"), ws, args)
+
+    def final(self, parts: TurnParts) -> Ref:
+        rules = parts.rules
+        rules.ws()  # registered before "char": the rules keep the order they were first needed in
+        char = rules.prim("char")
+        first = chars('"\\\x7f', ("\x00", " "), "{}" + PLACEHOLDER_STARTS, negated=True)
+        text = rules.rule("answer-string", sequence(Lit('"'), first, rep(char, 0, parts.max_answer - 1), Lit('"')))
+        quoted = Lit(json.dumps(_FINAL_TOOL))
+        return rules.rule("final", self.object_action(parts, quoted, quoted, text))
+
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
+        choice = alt([*actions, *([self.final(parts)] if allow_final else [])])
+        ws = parts.rules.ws()
+        return sequence(Lit("\nAction:\n```json\n{"), ws, Lit('"action"'), ws, Lit(":"), ws, group(choice), ws,
+                        Lit("}\n```"))
+
+
+@dataclass(frozen=True)
+class PaperForm(DialectForm):
+    """``Action N: Tool[argument]`` or ``Finish[answer]``, all on one line."""
+
+    multiline: bool = False
+    answer_banned: str = "{}`[]"
+
+    def action(self, parts: TurnParts, spec: ToolShape) -> Term:
+        alts: list[Term] = [parts.args(spec)]
+        bare = parts.bare(spec)
+        if bare:
+            alts.append(bare)
+        inner = alt(alts)
+        if spec.parameters.get("properties") == {}:
+            inner = opt(inner)  # a tool without arguments is called as ``Tool[]``
+        return sequence(Lit(spec.name + "["), inner, Lit("]"))
+
+    def unoffered(self, parts: TurnParts) -> Term:
+        args = Rep(chars("[]\n", negated=True), 0, parts.rules.max_string_chars)
+        return sequence(parts.other_name(), Lit("["), args, Lit("]"))
+
+    def final(self, parts: TurnParts) -> Ref:
+        return parts.rules.rule("final", sequence(Lit("Finish["), parts.answer(), Lit("]")))
+
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
+        choice = alt([*actions, *([self.final(parts)] if allow_final else [])])
+        return sequence(Lit("\nAction "), Rep(chars(("0", "9")), 1, 3), Lit(": "), group(choice))
+
+
+FORMS: dict[str, DialectForm] = {
+    form.name: form
+    for form in (
+        LabelledForm("classic", action_label="\nAction: ", input_label="\nAction Input: ",
+                     final_label="Final Answer: "),
+        JsonForm("json"),
+        CallForm("call", action_label="\nAct: ", final_label="Final Answer: "),
+        PaperForm("paper"),
+        LabelledForm("zh", action_label="\n行动：", input_label="\n行动输入：", final_label="最终答案："),
+    )
+}
+"""The grammar's form of each dialect, by the dialect's name."""
