@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..prompting.context import Entry
 from ..prompting.episodes import episode_values, prompt_language
+from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError, as_template
 from ..protocol.dialects import format_action
 from ..redaction import Redactor
@@ -39,7 +40,6 @@ from .events import Events, run_header
 from .names import backend_named, tools_by_name
 from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
-from .scratchpad import first_prompt, follow_up
 from .shown_tools import ShownTools
 from .state import Limits, RunState
 from .turn import Turn, ask_model, evaluated, read_turn
@@ -328,7 +328,8 @@ class Agent:
 
     def _first_prompt(self, question: str) -> tuple[str, dict[str, Any]]:
         tools = [self.tools[n] for n in self._shown.visible]
-        return first_prompt(self.template, self.backend, tools, self.examples, self.instructions, question)
+        return first_prompt(self.template, self.backend.wrap_prompt, tools, self.examples, self.instructions,
+                            question)
 
     def _follow_up(self, history: str, question: str) -> tuple[str, dict[str, Any]]:
         return follow_up(self.template, list(self.tools.values()), self.examples, history, question)

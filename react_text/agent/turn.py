@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..backends.base import Backend, complete_streaming
-from ..protocol.parser import parse
+from ..prompting.opening import parse_turn
 from ..types import Completion, Step
 from .events import Events
 from .policy import flag_truncation, kept_text
@@ -57,7 +57,6 @@ def ask_model(backend: Backend, prompt: str, n: int, events: Events, clock: Call
 def read_turn(template: Any, completion: Completion, n: int, specs: Mapping[str, Any], *, prose: str, lang: str,
               max_tokens: int) -> tuple[Step, str]:
     """The parsed step of turn ``n`` (after its label) and the trusted part that stays in the scratchpad. Pure."""
-    prefix = template.turn_prefix(n)
-    step = parse(prefix + completion.text, specs, prose=prose, dialect=template.dialect, lang=lang, n=n)
-    step = flag_truncation(step, completion.finish_reason, max_tokens)
-    return step, kept_text(step, len(prefix))
+    step = flag_truncation(parse_turn(template, completion.text, n, specs, prose=prose, lang=lang),
+                           completion.finish_reason, max_tokens)
+    return step, kept_text(step, len(template.turn_prefix(n)))

@@ -11,23 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..backends.base import Backend
 from ..protocol.dialects import format_action, format_thought
 from .folding import HistoryTurn
 
-__all__ = ["open_prompt", "render_turn", "render_scratchpad"]
-
-
-def open_prompt(backend: Backend, rendered: str, label: str) -> str:
-    """The wrapped prompt, with the first turn's label inside the model's own turn.
-
-    As in the loop: an instruct model gets the instructions as its user message
-    and ``Thought:`` opening its assistant turn, so its first tokens already
-    continue the protocol; a base model (no wrapping) gets the rendered text.
-    """
-    body = rendered[: len(rendered) - len(label)] if rendered.endswith(label) else rendered
-    wrapped = backend.wrap_prompt(body)
-    return rendered if wrapped == body else wrapped + label
+__all__ = ["render_turn", "render_scratchpad"]
 
 
 def render_turn(template: Any, thought: str, calls: Sequence[tuple[str, dict | str]], n: int) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Backend, complete_streaming
 from ..prompting.episodes import episode_values, prompt_language
+from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.templates import as_template
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
@@ -37,7 +38,7 @@ from .answer_stream import AnswerStream
 from .folding import Conversation, fold_messages
 from .reply import ShimResult, ToolCall, call_id
 from .request import ToolChoice, read_tool_choice, read_tools
-from .scratchpad import open_prompt, render_scratchpad
+from .scratchpad import render_scratchpad
 from .verdict import Verdict, example_call, final_label, judge, reaches_elsewhere, turn_grammar
 
 __all__ = ["tool_calls"]
@@ -151,10 +152,8 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
 
 def _first_prompt(backend: Backend, template: Any, conversation: Conversation, offered: Sequence[Any],
                   examples: Sequence[Any] | None) -> str:
-    rendered = template.render(conversation.question, offered, examples)
-    if conversation.instructions:
-        rendered = f"{conversation.instructions}\n\n{rendered}"
-    prompt = open_prompt(backend, rendered, template.turn_prefix(1))
+    prompt, _ = first_prompt(template, backend.wrap_prompt, offered, examples, conversation.instructions,
+                             conversation.question)
     return prompt + render_scratchpad(template, conversation.turns)
 
 
@@ -209,8 +208,9 @@ class _Attempts:
         """One try: (verdict, thought, done). When not done, the problem is in the prompt now."""
         r = self.request
         prefix = r.template.turn_prefix(self.n)
-        turn = prefix + self._complete(self.prompt, r.strict if self.errors else r.grammar, self._turn_stream(prefix))
-        step = parse(turn, r.schemas, prose=r.prose, dialect=r.template.dialect, lang=r.answer_context.lang, n=self.n)
+        text = self._complete(self.prompt, r.strict if self.errors else r.grammar, self._turn_stream(prefix))
+        step = parse_turn(r.template, text, self.n, r.schemas, prose=r.prose, lang=r.answer_context.lang)
+        turn = prefix + text
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))
         kept = turn[len(prefix): max(step.end, len(prefix))]
         elsewhere = reaches_elsewhere(step, r.schemas, r.copied) if r.choice.mode == "auto" else None

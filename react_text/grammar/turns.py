@@ -53,6 +53,19 @@ def _single_candidate(schema: Mapping[str, Any]) -> tuple[str, Any] | None:
     return key, props[key]
 
 
+def _single_schema(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The schema of the one key a bare or positional value stands for, if it has one."""
+    found = _single_candidate(schema)
+    return found[1] if found is not None and isinstance(found[1], Mapping) else None
+
+
+def _fixed_values(schema: Mapping[str, Any]) -> Any:
+    """What ``enum`` (or a ``const``, as a one-item list) allows; None when neither is given."""
+    if "enum" in schema:
+        return schema["enum"]
+    return [schema["const"]] if "const" in schema else None
+
+
 def _bare_safe(text: str) -> bool:
     """Whether ``text`` can stand bare inside ``Tool[...]`` and read back unchanged."""
     return (
@@ -95,12 +108,11 @@ class TurnParts:
 
     def bare(self, spec: ToolShape) -> Ref | None:
         """Bare value rule for ``Tool[value]``, when one key can take it."""
-        found = _single_candidate(spec.parameters)
-        if found is None or not isinstance(found[1], Mapping):
+        schema = _single_schema(spec.parameters)
+        if schema is None:
             return None
-        schema = found[1]
-        if "enum" in schema or "const" in schema:
-            values = schema["enum"] if "enum" in schema else [schema["const"]]
+        values = _fixed_values(schema)
+        if values is not None:
             if not isinstance(values, list):
                 return None
             texts = [str(v) for v in values if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
@@ -120,12 +132,11 @@ class TurnParts:
 
     def positional(self, spec: ToolShape) -> Ref | None:
         """Positional string argument for ``tool("text")`` (string-typed single key only)."""
-        found = _single_candidate(spec.parameters)
-        if found is None or not isinstance(found[1], Mapping):
+        schema = _single_schema(spec.parameters)
+        if schema is None:
             return None
-        schema = found[1]
-        if "enum" in schema or "const" in schema:
-            values = schema["enum"] if "enum" in schema else [schema["const"]]
+        values = _fixed_values(schema)
+        if values is not None:
             if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
                 return self.rules.value(schema, f"{spec.stem}-positional")
             return None

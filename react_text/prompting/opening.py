@@ -1,4 +1,6 @@
-"""The text a run starts from: the rendered template, wrapped for the model, or a conversation's next question.
+"""Opening a turn, the one way the agent and the function-calling shim both do it: the prompt a run
+starts from (the rendered template, wrapped for the model), a conversation's next question, and
+reading the model's reply after the turn's label.
 
 The scratchpad only grows after this: each turn appends the kept part of the
 model's turn and the observation, so the prompt of turn n+1 starts with the
@@ -7,13 +9,14 @@ exact text of turn n's prompt and llama.cpp's prefix cache stays warm.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from ..backends.base import Backend
+from ..protocol.parser import parse
+from ..types import Step
 
 
-def first_prompt(template: Any, backend: Backend, tools: Sequence[Any], examples: Any, instructions: str,
-                 question: str) -> tuple[str, dict[str, Any]]:
+def first_prompt(template: Any, wrap_prompt: Callable[[str], str], tools: Sequence[Any], examples: Any,
+                 instructions: str, question: str) -> tuple[str, dict[str, Any]]:
     """The wrapped prompt, and how it was wrapped (for the trace, so a replay wraps alike).
 
     An instruct model gets the instructions as its user message and the
@@ -25,7 +28,7 @@ def first_prompt(template: Any, backend: Backend, tools: Sequence[Any], examples
         rendered = f"{instructions}\n\n{rendered}"
     label = template.turn_prefix(1)
     body = rendered[: len(rendered) - len(label)] if rendered.endswith(label) else rendered
-    wrapped = backend.wrap_prompt(body)
+    wrapped = wrap_prompt(body)
     if wrapped == body:
         return rendered, {"wrap": ["", ""]}
     return wrapped + label, wrap_parts(body, wrapped)
@@ -52,3 +55,9 @@ def wrap_parts(rendered: str, wrapped: str) -> dict[str, Any]:
     if at < 0:
         return {"rendered": rendered, "wrapped": wrapped}
     return {"wrap": [wrapped[:at], wrapped[at + len(rendered):]]}
+
+
+def parse_turn(template: Any, text: str, n: int, specs: Mapping[str, Any] | None, *, prose: str,
+               lang: str | None) -> Step:
+    """Turn ``n`` as the model wrote it after its label (``Thought:``), parsed in the template's dialect."""
+    return parse(template.turn_prefix(n) + text, specs, prose=prose, dialect=template.dialect, lang=lang, n=n)
