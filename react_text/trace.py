@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
@@ -75,8 +76,6 @@ class TraceWriter:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False, clock: Any = None) -> None:
-        import time
-
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fsync = fsync

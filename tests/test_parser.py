@@ -47,7 +47,7 @@ def error_code(step: Step) -> str:
     return step.error.code
 
 
-# --- the corpus, scored like run_peers.py --------------------------------------------------
+# --- the corpus, scored like the peers' side-by-side runner --------------------------------------------------
 
 def _load_cases() -> list[dict]:
     with CASES_FILE.open(encoding="utf-8") as fh:

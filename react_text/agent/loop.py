@@ -4,7 +4,7 @@ One run goes: render the template once, wrap it for the model once, then for
 each model turn append the trusted part of the turn and the observation the
 model should see next. The prompt of turn n+1 therefore starts with the exact
 text of turn n's prompt plus the kept turn, which keeps llama.cpp's prefix cache
-warm (see ``shared/models.md``).
+warm (``bench/engine_bench.py`` measures it).
 
 Everything that decides is pure and lives in ``policy`` (over ``state``'s
 data, answering with ``decisions``); ``Agent`` does the I/O (backend, tools,

@@ -13,6 +13,7 @@ from typing import Any
 from ..catalog import DEFAULT_MODEL
 from .base import Backend
 from .http import HttpBackend
+from .llama_cpp import LlamaCppBackend
 
 BACKEND_KINDS = ("llama", "http")
 """``llama``: a model in process through llama.cpp; ``http``: a completion server at a URL."""
@@ -50,9 +51,6 @@ def build_backend(
             backend.context_size = context_size
         return backend
     if kind == "llama":
-        # The in-process backend's package is loaded only when asked for (it wraps the heavy llama_cpp).
-        from .llama_cpp import LlamaCppBackend
-
         return LlamaCppBackend(DEFAULT_MODEL if model is None else model, n_ctx=context_size or DEFAULT_CONTEXT,
                                seed=seed, n_batch=n_batch, n_gpu_layers=n_gpu_layers, flash_attn=flash_attn)
     raise ValueError(f"unknown backend kind {kind!r}: use one of {', '.join(BACKEND_KINDS)}")

@@ -13,6 +13,7 @@ from ..agent.loop import Agent
 from ..agent.state import Limits
 from ..backends.base import BackendError
 from ..backends.build import build_backend
+from ..catalog import DEFAULT_MODEL
 from ..eval.toolbox import toolbox_tools
 from ..prompting.templates import TemplateError
 from ..tools.calculator import calculator
@@ -115,8 +116,6 @@ def _run_backend(args: argparse.Namespace):
         if not args.url:
             raise ValueError("--backend http needs --url (e.g. http://127.0.0.1:8080)")
         return build_backend("http", url=args.url, api=args.api, model=args.model, context_size=args.ctx)
-    from ..catalog import DEFAULT_MODEL
-
     return _llama_backend(args, args.model or DEFAULT_MODEL)
 
 

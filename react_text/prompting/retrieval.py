@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..tools.spec import tool
 from ..tools.search import _query_terms  # the search tool's terms: one notion of a "word" in the project
 from .tool_views import describe_tools, json_args
 
@@ -169,8 +170,6 @@ class ToolRetrieval:
 
     def list_tool(self, visible: Callable[[], tuple[str, ...]], reveal: Callable[[tuple[str, ...]], None]) -> Any:
         """The ``list_tools`` tool for one agent: lists tools hidden from ``visible()`` and ``reveal``s them."""
-        from ..tools.spec import tool
-
         lock = threading.Lock()
 
         def list_tools(query: str) -> str:
