@@ -757,3 +757,20 @@ def test_a_tool_not_offered_is_admitted_only_when_allowed(dialect, llama):
     assert_rejected(strict, elsewhere, llama)
     assert parse(prefix + elsewhere, None, dialect=dialect).actions[0].tool == "web_search"
     assert_admitted(lenient, turn(dialect, "ok", format_action(dialect, "calc", {"expr": "2*2"}, 1), 1)[1], llama)
+
+
+def test_every_dialect_gets_a_grammar_from_its_shape_and_labels() -> None:
+    """A dialect module of a known shape needs no grammar code: its form is built from its labels."""
+    from react_text.grammar.dialect_forms import FORMS, SHAPES
+    from react_text.protocol.dialects.classic import Labelled
+
+    assert set(FORMS) == set(DIALECTS)
+    spanish = Labelled("es", "Pensamiento:", "Observación:", ("\nObservación",), language="es",
+                       action_label="Acción: ", input_label="Entrada: ", final_label="Respuesta final: ")
+    form = SHAPES[spanish.shape](spanish)
+    assert (form.action_label, form.input_label, form.final_label) == ("\nAcción: ", "\nEntrada: ", "Respuesta final: ")
+    for name, dialect in DIALECTS.items():
+        grammar = build_grammar(name, {"search": {"type": "object", "properties": {"query": {"type": "string"}},
+                                                  "required": ["query"]}})
+        turn = " look it up\n" + dialect.write_action("search", {"query": "tides"}, 1)
+        assert grammar_matches(grammar, turn), (name, turn)

@@ -1,16 +1,21 @@
 """How each dialect frames a turn under the grammar: its action, final answer, an unoffered
 tool's call, and the line that introduces them. One form per dialect, found by name.
 
-Why a registry: the shared pieces (``turns.TurnParts``) are the same for every dialect;
-only these fragments differ, and a new dialect adds one entry here rather than a branch
-in every builder function. Keyed by the dialect's ``name`` (the protocol's dialect objects
-carry the same strings); the labels are the dialects' canonical spellings.
+Why shapes: the shared pieces (``turns.TurnParts``) are the same for every dialect; only
+these fragments differ, and most dialects differ from another only in their labels. Each
+dialect object (``react_text/protocol/dialects/``) names its ``shape`` and labels, and its
+form here is built from them: a new dialect of a known shape needs nothing in this package,
+a new shape is one form class and one entry in ``SHAPES``.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Callable
+
+from ..protocol.dialects import DIALECTS
+from ..protocol.dialects.base import Dialect
 
 from .terms import Lit, Ref, Rep, Term, alt, chars, group, opt, rep, sequence
 from .tool_shapes import ToolShape
@@ -147,15 +152,14 @@ class PaperForm(DialectForm):
         return sequence(Lit("\nAction "), Rep(chars(("0", "9")), 1, 3), Lit(": "), group(choice))
 
 
-FORMS: dict[str, DialectForm] = {
-    form.name: form
-    for form in (
-        LabelledForm("classic", action_label="\nAction: ", input_label="\nAction Input: ",
-                     final_label="Final Answer: "),
-        JsonForm("json"),
-        CallForm("call", action_label="\nAct: ", final_label="Final Answer: "),
-        PaperForm("paper"),
-        LabelledForm("zh", action_label="\n行动：", input_label="\n行动输入：", final_label="最终答案："),
-    )
+SHAPES: dict[str, Callable[[Dialect], DialectForm]] = {
+    "labelled": lambda d: LabelledForm(d.name, action_label="\n" + d.action_label,
+                                       input_label="\n" + d.input_label, final_label=d.final_label),
+    "call": lambda d: CallForm(d.name, action_label="\n" + d.action_label, final_label=d.final_label),
+    "json": lambda d: JsonForm(d.name),
+    "paper": lambda d: PaperForm(d.name),
 }
+"""How each dialect shape frames a turn, from the dialect's own labels."""
+
+FORMS: dict[str, DialectForm] = {name: SHAPES[d.shape](d) for name, d in DIALECTS.items() if d.shape in SHAPES}
 """The grammar's form of each dialect, by the dialect's name."""

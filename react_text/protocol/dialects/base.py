@@ -3,7 +3,8 @@ writes the model's side of a turn.
 
 A dialect is one module beside this one that defines ``DIALECT``, an instance of a
 :class:`Dialect` subclass. The registry in the package finds it; templates, feedback
-messages and the grammar builder key on ``name``.
+messages key on ``name``; the grammar builder frames a constrained turn by the dialect's
+``shape`` and labels, so a dialect of a known shape needs no grammar code.
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ class Dialect:
     or a new question; generation must stop at each of them."""
     language: str = "en"
     """The language its labels are in: feedback messages default to it."""
+    shape: str = "labelled"
+    """How the grammar frames a constrained turn in this dialect: ``labelled``, ``call``, ``json`` or
+    ``paper`` (``react_text/grammar/dialect_forms.py``). A new dialect of an existing shape needs no
+    grammar code."""
+    action_label: str = "Action: "
+    """Label of the line that names the tool (``labelled`` and ``call`` shapes)."""
+    input_label: str = "Action Input: "
+    """Label of the line that holds the arguments (``labelled`` shape)."""
+    final_label: str = "Final Answer: "
+    """Label in front of the final answer (``labelled`` and ``call`` shapes)."""
 
     def write_action(self, tool: str, args: Args, n: int = 1) -> str:
         """The canonical text of one action (without the thought)."""

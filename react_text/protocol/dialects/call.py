@@ -28,10 +28,10 @@ class Call(Dialect):
             inner = json_text(args)
         else:
             inner = ", ".join(f"{k}={_python_literal(v)}" for k, v in args.items())
-        return f"Act: {tool}({inner})"
+        return f"{self.action_label}{tool}({inner})"
 
     def write_final(self, answer: str, n: int = 1) -> str:
-        return f"Final Answer: {answer}"
+        return f"{self.final_label}{answer}"
 
 
-DIALECT = Call("call", "Thought:", "Observation:", EN_STOPS)
+DIALECT = Call("call", "Thought:", "Observation:", EN_STOPS, shape="call", action_label="Act: ")

@@ -23,4 +23,4 @@ class JsonBlob(Dialect):
         return _blob(FINAL_TOOL, answer)
 
 
-DIALECT = JsonBlob("json", "Thought:", "Observation:", EN_STOPS)
+DIALECT = JsonBlob("json", "Thought:", "Observation:", EN_STOPS, shape="json")

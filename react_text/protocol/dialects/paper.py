@@ -30,4 +30,4 @@ class Paper(Dialect):
         return f"Action {n}: Finish[{answer}]"
 
 
-DIALECT = Paper("paper", "Thought {n}:", "Observation {n}:", EN_STOPS)
+DIALECT = Paper("paper", "Thought {n}:", "Observation {n}:", EN_STOPS, shape="paper")

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .classic import Labelled
 
-from ...types import Args
-from .base import Dialect, json_text
-
-
-@dataclass(frozen=True)
-class Chinese(Dialect):
-    def write_action(self, tool: str, args: Args, n: int = 1) -> str:
-        return f"行动：{tool}\n行动输入：{json_text(args)}"
-
-    def write_final(self, answer: str, n: int = 1) -> str:
-        return f"最终答案：{answer}"
-
-
-DIALECT = Chinese(
+DIALECT = Labelled(
     "zh",
     "思考：",
     "观察：",
     ("\n观察", "\nObservation", "\n问题：", "\nQuestion:"),
     language="zh",
+    action_label="行动：",
+    input_label="行动输入：",
+    final_label="最终答案：",
 )
