@@ -10,6 +10,7 @@ from .names import clean_name
 from .placeholders import reject_placeholder
 from .slots import check_name, final_text
 from .turn import FINAL, Call, Turn, TurnError
+from .values import object_or_text
 
 
 def read_call(t: Turn, start: int, name_raw: str, opener: int) -> Union[list, str]:
@@ -102,15 +103,7 @@ def read_paper(t: Turn, start: int, name_raw: str, opener: int, slot_end: int) -
             inner, end = text[opener + 1:close].strip(), close + 1
     else:
         inner, end = text[opener + 1:close].strip(), close + 1
-    args: Union[dict, str] = inner
-    if inner.startswith("{"):
-        try:
-            value = jsonish.loads(inner)
-        except jsonish.JsonishError:
-            value = None
-        if isinstance(value, dict):
-            args = value
-    return finish_call(t, start, name_raw, args, end)
+    return finish_call(t, start, name_raw, object_or_text(inner), end)
 
 
 def balanced_close(text: str, opener: int, end: int) -> int:

@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Optional
 
-from . import feedback, jsonish
+from . import feedback
 from .calls import read_paper
 from .labels import PAPER_LINE
 from .names import is_final_name
 from .placeholders import reject_placeholder
 from .slots import check_name, final_text
 from .turn import FINAL, Call, Reading, Turn, TurnError
-from .values import bare_args, input_value
+from .values import bare_args, input_value, object_or_text
 from .walk import MAX_ECHOES
 
 
@@ -72,14 +72,7 @@ def read_xml(t: Turn) -> Optional[Reading]:
     stop = limit if close < 0 else close
     end = t.rstrip_end(start, stop) if close < 0 else close + len("</tool_input>")
     raw = html.unescape(text[start:stop].strip())
-    args: Union[dict, str] = raw
-    if raw.startswith("{"):
-        try:
-            value = jsonish.loads(raw)
-        except jsonish.JsonishError:
-            value = None
-        if isinstance(value, dict):
-            args = value
+    args = object_or_text(raw)
     tool = check_name(t, name, end, args)
     if tool is FINAL:
         t.final_end = end

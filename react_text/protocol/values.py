@@ -218,3 +218,16 @@ def args_from_value(t: Turn, value: Any, vstart: int, end: int) -> Union[dict, s
         reject_placeholder(t, value, end)
         return value
     return t.text[vstart:end].strip().strip("`").strip()
+
+
+def object_or_text(raw: str) -> Union[dict, str]:
+    """``raw`` read as a JSON object when it is one (leniently), else the text itself: a call's
+    arguments written either way."""
+    if raw.startswith("{"):
+        try:
+            value = jsonish.loads(raw)
+        except jsonish.JsonishError:
+            return raw
+        if isinstance(value, dict):
+            return value
+    return raw
