@@ -48,6 +48,20 @@ def test_agent_with_only_tools_takes_every_default_and_loads_nothing():
     assert out.split() == ["LazyLlamaBackend", DEFAULT_MODEL, "classic", "True", "['f']", "False"]
 
 
+@pytest.mark.parametrize("backend", [None, "llama"])
+def test_constrain_works_with_the_default_backend_and_by_name(backend):
+    """The grammar check asks the backend the agent will use (llama.cpp, which takes grammars), not
+    the argument as given; and building the grammar loads no model."""
+    code = (
+        "import sys, react_text\n"
+        f"agent = react_text.Agent(tools=['calculator'], backend={backend!r}, constrain=True)\n"
+        "print(agent.grammar.startswith('root'), 'llama_cpp' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]
+
+
 def test_names_are_accepted_wherever_objects_are():
     agent = Agent(backend="llama", model="smollm2-135m", template="json", tools=["calculator", "time", lookup_price])
     assert isinstance(agent.backend, LazyLlamaBackend) and agent.backend.model == "smollm2-135m"

@@ -139,7 +139,7 @@ class Agent:
         self.grammar: str | None = None
         self._turn_tokens = self.limits.max_turn_tokens
         if constrain:
-            self.grammar = turn_grammar(backend, self.template, list(self.tools.values()))
+            self.grammar = turn_grammar(self.backend, self.template, list(self.tools.values()))
             self._turn_tokens = max(self._turn_tokens, grammar_tokens(self.grammar))
         self.context_tokens = limits.context_tokens or context_size(backend)
 

@@ -264,11 +264,13 @@ class _Attempts:
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:
         """The answer asked for under the dialect's answer label after ``said``, or None when none came."""
-        schemas = self.request.schemas
-        label = final_label(self.request.template, self.n)
+        r, n = self.request, self.n
+        label = final_label(r.template, n)
         lead = prefix + said + "\n" + label
-        stream = None
-        if self.on_content is not None:
-            stream = AnswerStream(lead, lambda text: parse(text, schemas), self.on_content)
-        answer = parse(lead + self._complete(self.prompt + said + "\n" + label, None, stream), schemas).final_answer
+
+        def read(text: str) -> Step:  # in the template's own dialect, like the turn it follows
+            return parse(text, r.schemas, dialect=r.template.dialect, lang=r.answer_context.lang, n=n)
+
+        stream = AnswerStream(lead, read, self.on_content) if self.on_content is not None else None
+        answer = read(lead + self._complete(self.prompt + said + "\n" + label, None, stream)).final_answer
         return answer.strip() if answer and answer.strip() else None
