@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..prompting.context import Entry
 from ..prompting.episodes import episode_values, prompt_language
+from ..prompting.evidence import evidence_lead
 from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError, as_template
 from ..protocol.dialects import format_action
@@ -42,7 +43,7 @@ from .policy import advance, batch_text, check_limits, decide_turn, explain, kep
 from .results import CallRecord, RunResult, StepRecord, totals
 from .shown_tools import ShownTools
 from .state import Limits, RunState
-from .turn import Turn, ask_model, evaluated, read_turn
+from .turn import Turn, ask_model, read_turn
 from .window import ContextWindow
 
 
@@ -86,6 +87,11 @@ class Agent:
     model only the best matches for each question plus ``list_tools(query)``,
     which reveals more (``react_text.prompting.retrieval``); the trace records
     ``tools_shown`` and ``tools_revealed``.
+
+    ``quote_evidence`` (on by default): when a search's numbered results hold a
+    sentence that plainly answers the question, the next thought opens with that
+    quote, as the few-shot episodes do (``react_text.prompting.evidence``; the
+    trace records an ``evidence`` event), and the model finishes the thought.
     """
 
     def __init__(
@@ -110,6 +116,7 @@ class Agent:
         tool_cache: ToolCache | None = None,
         tool_retrieval: bool = False,
         max_shown_tools: int = 8,
+        quote_evidence: bool = True,
     ) -> None:
         if prose not in ("error", "final"):
             raise ValueError(f"prose must be 'error' or 'final', got {prose!r}")
@@ -122,6 +129,7 @@ class Agent:
         self.on_token = on_token
         self.instructions = (instructions or "").strip()
         self.prose = prose
+        self.quote_evidence = quote_evidence
         self.temperature = temperature
         self.seed = seed
         self.examples = examples
@@ -221,6 +229,7 @@ class Agent:
         """Model turns until an answer or a stop: (status, reason, answer)."""
         head, entries, window = prompt, [], self._window()
         previous: str | None = None
+        lead = ""
         while True:
             stop = check_limits(run.state, self._clock() - run.started)
             if stop is None and window is not None:
@@ -230,7 +239,7 @@ class Agent:
             if stop is not None:
                 return stop.status, stop.reason, ""
             n = run.state.steps + 1
-            turn = self._model_turn(prompt, previous, n, run.state, run.events, wrap_info)
+            turn = self._model_turn(prompt, previous, n, run.state, run.events, wrap_info, lead)
             decision = decide_turn(run.state, turn.step)
             if isinstance(decision, RunTools):
                 turn = replace(turn, kept=kept_text(turn.step, len(self.template.turn_prefix(n)), True))
@@ -247,6 +256,17 @@ class Agent:
             previous = prompt
             prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
             entries.append(Entry(n, turn.kept, record.observation_text or ""))
+            lead = self._evidence(run, decision, record)
+
+    def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
+        """The quote that opens the next thought when this step's results answer the question
+        (``prompting.evidence``); empty when they do not or ``quote_evidence`` is off."""
+        if not (self.quote_evidence and isinstance(decision, (RunTool, RunTools)) and record.observation_text):
+            return ""
+        lead = evidence_lead(run.state.question, record.observation_text, run.state.lang) or ""
+        if lead:
+            run.events.emit("evidence", n=record.n + 1, lead=lead)
+        return lead
 
     def propose(self, question: str, history: Sequence[tuple[Action, Observation | str]] = ()) -> Step:
         """One model turn, parsed, without running any tool.
@@ -335,7 +355,9 @@ class Agent:
         return follow_up(self.template, list(self.tools.values()), self.examples, history, question)
 
     def _model_turn(self, prompt: str, previous: str | None, n: int, state: RunState, events: Events,
-                    wrap_info: dict[str, Any]) -> Turn:
+                    wrap_info: dict[str, Any], lead: str = "") -> Turn:
+        """Turn ``n``: the model continues ``prompt`` after ``lead``, text we wrote to open its thought."""
+        prompt += lead
         if previous is None:
             events.emit("prompt", n=n, chars=len(prompt), text=prompt, **wrap_info)
         else:
@@ -347,7 +369,7 @@ class Agent:
                                         temperature=self.temperature, seed=self.seed, grammar=self.grammar)
         specs = {name: self._tool_specs[name] for name in state.tool_names}
         step, kept = read_turn(self.template, completion, n, specs, prose=self.prose, lang=state.lang,
-                               max_tokens=max_tokens)
+                               max_tokens=max_tokens, lead=lead)
         events.emit("step", n=n, step=step, kept=kept)
         return Turn(completion, step, kept, seconds, max_tokens)
 
@@ -373,21 +395,5 @@ class Agent:
                 for action in turn.step.actions[: 1 if self.limits.max_parallel_tools < 2 else None]:
                     events.emit("cache_hit", n=n, tool=action.tool, args=action.args, scope="run",
                                 same_as=f"step {decision.same_as}" if decision.same_as else None)
-        c = turn.completion
-        return StepRecord(
-            n=n,
-            text=c.text,
-            kept=turn.kept,
-            step=turn.step,
-            decision=decision,
-            observation=observation,
-            observation_text=shown,
-            prompt_tokens=c.prompt_tokens,
-            evaluated_tokens=evaluated(c),
-            completion_tokens=c.completion_tokens,
-            finish_reason=c.finish_reason,
-            model_seconds=turn.seconds,
-            tool_seconds=tool_seconds,
-            calls=calls,
-        )
+        return turn.record(n, decision, observation, shown, tool_seconds, calls)
 

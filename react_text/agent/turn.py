@@ -12,9 +12,11 @@ from typing import Any, Callable, Mapping
 
 from ..backends.base import Backend, complete_streaming
 from ..prompting.opening import parse_turn
-from ..types import Completion, Step
+from ..types import Completion, Observation, Step
+from .decisions import Decision
 from .events import Events
 from .policy import flag_truncation, kept_text
+from .results import CallRecord, StepRecord
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,17 @@ class Turn:
     kept: str
     seconds: float
     max_tokens: int
+
+    def record(self, n: int, decision: Decision, observation: Observation | None, shown: str | None,
+               tool_seconds: float, calls: tuple[CallRecord, ...]) -> StepRecord:
+        """This turn as step ``n`` of the run's record, with what was decided and observed."""
+        c = self.completion
+        return StepRecord(
+            n=n, text=c.text, kept=self.kept, step=self.step, decision=decision, observation=observation,
+            observation_text=shown, prompt_tokens=c.prompt_tokens, evaluated_tokens=evaluated(c),
+            completion_tokens=c.completion_tokens, finish_reason=c.finish_reason, model_seconds=self.seconds,
+            tool_seconds=tool_seconds, calls=calls,
+        )
 
 
 def evaluated(c: Completion) -> int:
@@ -55,8 +68,9 @@ def ask_model(backend: Backend, prompt: str, n: int, events: Events, clock: Call
 
 
 def read_turn(template: Any, completion: Completion, n: int, specs: Mapping[str, Any], *, prose: str, lang: str,
-              max_tokens: int) -> tuple[Step, str]:
-    """The parsed step of turn ``n`` (after its label) and the trusted part that stays in the scratchpad. Pure."""
-    step = flag_truncation(parse_turn(template, completion.text, n, specs, prose=prose, lang=lang),
+              max_tokens: int, lead: str = "") -> tuple[Step, str]:
+    """The parsed step of turn ``n`` (after its label, and after ``lead`` when the loop opened the
+    thought for the model) and the trusted part that stays in the scratchpad. Pure."""
+    step = flag_truncation(parse_turn(template, lead + completion.text, n, specs, prose=prose, lang=lang),
                            completion.finish_reason, max_tokens)
     return step, kept_text(step, len(template.turn_prefix(n)))

@@ -1,0 +1,75 @@
+"""Quoting the result that answers the question: which sentence qualifies, and how the loop uses it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from react_text.agent.loop import Agent
+from react_text.backends.scripted import ScriptedBackend
+from react_text.prompting.evidence import answering_sentence, evidence_lead
+from react_text.prompting.templates import load_template
+from react_text.tools.spec import tool
+
+LAKE = (
+    "[1] en/lake.txt: Lake Emmerlin is the largest lake of the region. It covers 212 square kilometres. "
+    "The deepest point of Lake Emmerlin lies 143 metres below the surface, near Dunmore Point.\n"
+    "[2] en/observatory.txt: The Emmerlin Observatory stands on a ridge above Dunmore Point."
+)
+PORT = "[1] ports.txt: The harbour master of Tollen is Edda Brink.\n[2] ports.txt: Tollen harbour opens at dawn."
+
+
+def test_the_sentence_that_answers_is_found_with_its_result_number() -> None:
+    found = answering_sentence("How deep is Lake Emmerlin at its deepest point, in metres?", LAKE)
+    assert found == (1, "The deepest point of Lake Emmerlin lies 143 metres below the surface, near Dunmore Point.")
+    assert evidence_lead("How deep is Lake Emmerlin at its deepest point, in metres?", LAKE, "en") == (
+        ' Result [1] says: "The deepest point of Lake Emmerlin lies 143 metres below the surface, near Dunmore Point."'
+    )
+
+
+@pytest.mark.parametrize("question, observation", [
+    ("What is the shoe size of the harbour master of Tollen?", PORT),  # on topic, but not what is asked
+    ("How many boats does the harbour master of Tollen own?", PORT),  # a number asked, none given
+    ("How deep is Lake Emmerlin at its deepest point, in metres?", "143"),  # not a list of results
+    ("How deep is Lake Emmerlin in 1990?", LAKE),  # the question's own number is not in the sentence
+    ("Why?", LAKE),  # too little to match on
+])
+def test_no_quote_when_nothing_plainly_answers(question: str, observation: str) -> None:
+    assert answering_sentence(question, observation) is None
+    assert evidence_lead(question, observation, "en") is None
+
+
+def test_chinese_results_are_quoted_the_way_the_chinese_episodes_quote() -> None:
+    observation = "[1] zh/town.txt：根据2022年的统计，青石镇共有人口26,480人。\n[2] zh/tea.txt：云岚茶业公司位于青石镇。"
+    assert evidence_lead("青石镇2022年的人口是多少？", observation, "zh") == " 第一条结果写的是：“根据2022年的统计，青石镇共有人口26,480人。”"
+
+
+def _search_agent(turns: list[str], **options) -> tuple[Agent, ScriptedBackend]:
+    @tool
+    def search(query: str) -> str:
+        """Search the documents."""
+        return LAKE
+
+    backend = ScriptedBackend(turns)
+    return Agent(backend, [search], load_template("classic"), **options), backend
+
+
+def test_the_loop_opens_the_next_thought_with_the_quote_and_keeps_it(tmp_path) -> None:
+    action = 'Thought: I search.\nAction: search\nAction Input: {"query": "Lake Emmerlin depth"}'
+    agent, backend = _search_agent([action, " So it is 143 metres deep.\nFinal Answer: 143"],
+                                   trace=tmp_path / "t.jsonl")
+    result = agent.run("How deep is Lake Emmerlin at its deepest point, in metres?")
+    assert result.status == "answered" and result.answer == "143"
+    quote = ' Result [1] says: "The deepest point of Lake Emmerlin lies 143 metres below the surface, near Dunmore Point."'
+    assert backend.prompts[1].endswith("Thought:" + quote)
+    assert result.steps[1].step.thought.startswith(quote.strip())  # the quote is part of the model's thought
+    events = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert [e["lead"] for e in events if e["event"] == "evidence"] == [quote]
+
+
+def test_quote_evidence_off_leaves_the_thought_to_the_model() -> None:
+    action = 'Thought: I search.\nAction: search\nAction Input: {"query": "Lake Emmerlin depth"}'
+    agent, backend = _search_agent([action, " It is 143 metres.\nFinal Answer: 143"], quote_evidence=False)
+    assert agent.run("How deep is Lake Emmerlin at its deepest point, in metres?").answer == "143"
+    assert backend.prompts[1].endswith("Thought:")
