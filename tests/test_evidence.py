@@ -73,3 +73,11 @@ def test_quote_evidence_off_leaves_the_thought_to_the_model() -> None:
     agent, backend = _search_agent([action, " It is 143 metres.\nFinal Answer: 143"], quote_evidence=False)
     assert agent.run("How deep is Lake Emmerlin at its deepest point, in metres?").answer == "143"
     assert backend.prompts[1].endswith("Thought:")
+
+
+@pytest.mark.parametrize("command", [["run", "q"], ["compare"]])
+def test_the_cli_can_turn_the_quote_off(command: list[str]) -> None:
+    from react_text.cli.main import build_parser
+
+    assert build_parser().parse_args(command).quote_evidence is True
+    assert build_parser().parse_args([*command, "--no-quote-evidence"]).quote_evidence is False

@@ -75,6 +75,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         tool_cache=None if args.cache is None else str(tool_cache(args).folder),
         context_tokens=args.ctx,
         tool_retrieval=args.tool_retrieval,
+        quote_evidence=args.quote_evidence,
         max_shown_tools=args.max_shown_tools,
         functions=tuple(args.functions),
         corpus=args.corpus,

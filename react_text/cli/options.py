@@ -83,6 +83,8 @@ def add_retrieval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-retrieval", action="store_true",
                    help="with many tools, show the model only the best matches for the question plus list_tools")
     p.add_argument("--max-shown-tools", type=int, default=8, help="tools shown with --tool-retrieval (default: 8)")
+    p.add_argument("--no-quote-evidence", dest="quote_evidence", action="store_false",
+                   help="do not open the model's next thought with the search result sentence that answers the question")
 
 
 def add_long_run_options(p: argparse.ArgumentParser, *, ctx: bool = True) -> None:

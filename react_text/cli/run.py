@@ -131,7 +131,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         agent = Agent(backend, tools, template, limits=limits, trace=trace, on_event=console,
                       on_token=console.token if console is not None and console.live else None,
                       constrain=args.constrain, prose=args.prose, tool_cache=tool_cache(args),
-                      tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools)
+                      tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools,
+                      quote_evidence=args.quote_evidence)
     except (BackendError, TemplateError, ToolDefinitionError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2

@@ -158,6 +158,7 @@ class _CellRunner:
             tool_cache=self.tool_cache,
             tool_retrieval=self.spec.tool_retrieval,
             max_shown_tools=self.spec.max_shown_tools,
+            quote_evidence=self.spec.quote_evidence,
         )
         result = agent.run(task.question)
         if result.status == "interrupted":

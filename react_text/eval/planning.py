@@ -62,6 +62,8 @@ class CompareSpec:
     """The context window each prompt must fit (None: the backend's, when it tells)."""
     tool_retrieval: bool = False
     """Show each task only its best-matching tools plus ``list_tools`` (``Agent(tool_retrieval=True)``)."""
+    quote_evidence: bool = True
+    """Open the thought after a search with the result sentence that answers (``Agent(quote_evidence=...)``)."""
     max_shown_tools: int = 8
     functions: tuple[str, ...] = ()
     """Python files whose tools (see ``react_text.tools.functions``) every task is offered besides its own."""
