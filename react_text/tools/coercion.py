@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["Mismatch", "coerce_value", "json_or_none"]
 
@@ -78,22 +78,22 @@ def _as_string(value: Any, schema: Mapping[str, Any], path: str, repairs: list[s
     return _NO_FIT
 
 
-def _as_integer(value: Any, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int) -> Any:
-    number = _to_int(value)
-    if number is None:
-        return _NO_FIT
-    if number is not value:
-        repairs.append("coerced_type")
-    return number
+def _numeric(convert: Callable[[Any], Any]) -> Callable[..., Any]:
+    """A coercer for one JSON number type: ``convert``'s value (a repair when it is not the value given)."""
+
+    def coerce(value: Any, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int) -> Any:
+        number = convert(value)
+        if number is None:
+            return _NO_FIT
+        if number is not value:
+            repairs.append("coerced_type")
+        return number
+
+    return coerce
 
 
-def _as_number(value: Any, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int) -> Any:
-    number = _to_number(value)
-    if number is None:
-        return _NO_FIT
-    if number is not value:
-        repairs.append("coerced_type")
-    return number
+_as_integer = _numeric(_to_int)
+_as_number = _numeric(_to_number)
 
 
 def _as_boolean(value: Any, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int) -> Any:
