@@ -259,6 +259,19 @@ def test_constrain_needs_a_grammar_backend() -> None:
     assert "get_weather" in backend.calls[0].grammar and "Final Answer" in backend.calls[0].grammar
 
 
+def test_the_grammar_is_the_default_when_the_backend_takes_one() -> None:
+    """constrain=None (the default) constrains exactly when the backend supports grammars; False turns it off."""
+    backend = ScriptedBackend([WEATHER_TURN], supports_grammar=True)
+    tool_calls(_user("Weather?"), TOOLS, backend=backend)
+    assert "get_weather" in backend.calls[0].grammar
+    off = ScriptedBackend([WEATHER_TURN], supports_grammar=True)
+    tool_calls(_user("Weather?"), TOOLS, backend=off, constrain=False)
+    assert off.calls[0].grammar is None
+    plain = ScriptedBackend([WEATHER_TURN])
+    assert tool_calls(_user("Weather?"), TOOLS, backend=plain)["finish_reason"] == "tool_calls"
+    assert plain.calls[0].grammar is None
+
+
 def test_under_a_grammar_the_model_may_still_decline_every_tool() -> None:
     """tool_choice auto + constrain: the grammar lets the turn end after the thought; the shim then
     asks for the answer without the grammar, and the reply is plain content, not a forced call."""

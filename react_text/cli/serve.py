@@ -37,7 +37,9 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-key", default=None,
                    help="require 'Authorization: Bearer KEY' on every request (default: $REACT_TEXT_API_KEY; "
                         "the variable keeps the key out of the process list)")
-    p.add_argument("--constrain", action="store_true", help="constrain every turn with a grammar")
+    p.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=None,
+                   help="constrain every turn with a grammar built from the tools (default: when the backend "
+                        "takes grammars, as llama.cpp does)")
     p.add_argument("--backend", choices=("llama", "http"), default="llama")
     p.add_argument("--url", default=None, help="server URL for --backend http")
     p.add_argument("--api", choices=("openai", "llama"), default="openai", help="HTTP API flavour")

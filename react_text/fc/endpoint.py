@@ -22,7 +22,8 @@ class ServerConfig:
 
     model_name: str
     template: Any = "classic"
-    constrain: bool = False
+    constrain: bool | None = None
+    """Grammar-constrained turns: None uses them when the backend takes grammars (as ``tool_calls``)."""
     max_body_bytes: int = 1_000_000
     max_pending: int = 4
     queue_timeout_s: float = 300.0

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Backend, complete_streaming
+from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.templates import as_template
@@ -53,7 +54,7 @@ def tool_calls(
     backend: Backend,
     template: Any = "classic",
     tool_choice: Any = "auto",
-    constrain: bool = False,
+    constrain: bool | None = None,
     max_tokens: int = 256,
     max_retries: int = 2,
     temperature: float = 0.0,
@@ -81,9 +82,17 @@ def tool_calls(
     answer asked for after a bare thought); an "auto" turn's own answer is
     judged whole by the answer checks first. Tool calls are never streamed
     here: they exist only once checked against the schemas.
+
+    ``constrain`` puts the turn under a grammar built from the tools; None (the
+    default) does so whenever the backend takes grammars (llama.cpp in process
+    or llama-server). Measured on the ``tools`` suite with Qwen2.5-coder-0.5B:
+    22/45 with the grammar, 19/45 without (and 19/45 for a plain
+    function-calling prompt), 3.6 s per task instead of 4.5 s.
     """
     if max_retries < 0 or max_tokens < 1:
         raise ValueError("max_retries must be >= 0 and max_tokens >= 1")
+    if constrain is None:
+        constrain = supports_grammar(backend)
     request = _read_request(messages, tools, backend=backend, template=template, tool_choice=tool_choice,
                             constrain=constrain, examples=examples)
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
