@@ -17,22 +17,20 @@ from __future__ import annotations
 
 import re
 
+from ..protocol.guards import asks_for_number
+from ..tools.search import query_terms
+
 __all__ = ["answering_sentence", "evidence_lead"]
 
-_STOP_EN = frozenset(
-    "a an the of in on at to for by with from and or is are was were be been will would do does did has have had "
-    "what which who whom whose when where why how many much long it its this that these those there their "
-    "answer number please give round nearest tell me my i you your according".split()
-)
-"""Words that say how to answer, not what about: they never decide whether a sentence is on topic."""
-
+_ANSWER_WORDS = frozenset("many much long deep tall high far old big wide heavy answer number give round nearest".split())
+"""Words that say how to answer, not what about (beyond the search tool's stopwords)."""
 _CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d[\d,]*(?:\.\d+)?|[\u4e00-\u9fff]+")
+"""Chinese function characters: a character pair holding one says nothing about the topic."""
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 """Sentences keep their closing mark, as the episodes quote them."""
 _RESULT = re.compile(r"^\s*\[(\d{1,2})\]\s*[^:：\s]*[:：]\s*(.*)$")
-_ASKS_NUMBER = re.compile(r"\b(?:how (?:many|much|long|far|deep|tall|high|old|big|wide|heavy)|what year|in which year)\b"
-                          r"|多少|几|哪一年|哪年", re.IGNORECASE)
 _COVERAGE = 0.7
 """Share of the question's content terms the sentence must hold."""
 _MAX_QUOTE = 300
@@ -40,18 +38,10 @@ _ORDINALS_ZH = "一二三四五六七八九十"
 
 
 def _terms(text: str) -> tuple[set[str], set[str]]:
-    """Content terms (lower-cased words, Chinese character pairs without function characters) and numbers."""
-    words: set[str] = set()
-    numbers: set[str] = set()
-    for token in _WORD.findall(text):
-        if token[0].isdigit():
-            numbers.add(token.replace(",", "").rstrip("."))
-        elif token[0] < "\u4e00":
-            if token.lower() not in _STOP_EN and len(token) > 2:
-                words.add(token.lower())
-        else:
-            words.update(token[i:i + 2] for i in range(len(token) - 1) if not (_CJK_FUNCTION & set(token[i:i + 2])))
-    return words, numbers
+    """Content terms (the search tool's terms, numbers and answer words aside) and the numbers."""
+    words = {t for t in query_terms(text)
+             if not t.isdigit() and t not in _ANSWER_WORDS and not _CJK_FUNCTION.intersection(t)}
+    return words, {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
 
 
 def answering_sentence(question: str, observation: str) -> tuple[int, str] | None:
@@ -65,7 +55,7 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
     q_words, q_numbers = _terms(question)
     if len(q_words) < 2:
         return None
-    asks_number = _ASKS_NUMBER.search(question) is not None
+    asks_number = asks_for_number(question)
     best: tuple[float, int, str] | None = None
     for line in observation.splitlines():
         m = _RESULT.match(line)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tools.spec import tool
-from ..tools.search import _query_terms  # the search tool's terms: one notion of a "word" in the project
+from ..tools.search import query_terms  # the search tool's terms: one notion of a "word" in the project
 from .tool_views import describe_tools, json_args
 
 __all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "tool_terms"]
@@ -49,7 +49,7 @@ def tool_terms(text: str) -> list[str]:
     Latin ones cut to a common stem; bare numbers say nothing about which tool to use."""
     split = _IDENTIFIER_BREAK.sub(" ", text)
     return [t if not t.isascii() or len(t) <= _STEM_CHARS else t[:_STEM_CHARS]
-            for t in _query_terms(split) if not t.isdigit() and t not in _QUESTION_WORDS]
+            for t in query_terms(split) if not t.isdigit() and t not in _QUESTION_WORDS]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "say"]
+__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text", "say"]
 
 
 @dataclass(frozen=True)
@@ -129,9 +129,14 @@ _HOLDS_NUMBER = re.compile(
 )
 
 
+def asks_for_number(question: str) -> bool:
+    """Whether ``question`` asks for a number ("how many", "what year", "多少", "哪一年", ...)."""
+    return _ASKS_NUMBER.search(question) is not None
+
+
 def _not_a_number(answer: str, question: str) -> bool:
     """The question asks for a number and the answer holds none ("Varnholt" for a population)."""
-    return bool(_ASKS_NUMBER.search(question)) and not _HOLDS_NUMBER.search(answer)
+    return asks_for_number(question) and not _HOLDS_NUMBER.search(answer)
 
 
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:

@@ -2,7 +2,7 @@
 
 The folder is read once, on the first call, within fixed bounds (files, bytes
 per file and in all), so a huge or hostile folder cannot exhaust memory.
-``_query_terms`` is also the prompt retrieval's notion of a word, so both
+``query_terms`` is also the prompt retrieval's (and the evidence quote's) notion of a word, so both
 read a question the same way.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .spec import Tool, tool
 
-__all__ = ["Passage", "search_files"]
+__all__ = ["Passage", "query_terms", "search_files"]
 
 
 SEARCH_SUFFIXES = (".txt", ".md")
@@ -50,7 +50,7 @@ def _latin_terms(folded: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(_CJK_RUN.sub(" ", folded))]
 
 
-def _query_terms(query: str) -> list[str]:
+def query_terms(query: str) -> list[str]:
     """Search terms: stemmed words (minus stopwords) and CJK characters/bigrams."""
     folded = query.casefold()
     terms = [t for t in _latin_terms(folded) if t not in _STOPWORDS]
@@ -175,7 +175,7 @@ def search_files(folder: str | os.PathLike[str], *, name: str = "search", max_re
     corpus = _Corpus(root)
 
     def search(query: str) -> str:
-        terms = _query_terms(query)
+        terms = query_terms(query)
         shown = query.strip()[:100]
         if not terms:
             return f'No results for "{shown}": the query has no searchable words. Try a few keywords.'
