@@ -16,18 +16,15 @@ from ..backends.base import Backend
 from ..backends.build import build_backend
 from ..backends.llama_cpp import LlamaCppBackend
 from ..catalog import DEFAULT_MODEL, ModelStore
-from ..tools.calculator import calculator
-from ..tools.clock import current_time
+from ..tools.builtins import builtin_tool
 from ..tools.spec import Tool, tool as make_tool
 from ..types import Completion
 
-__all__ = ["backend_named", "tools_named", "tools_by_name", "builtin_tool", "LazyLlamaBackend",
+__all__ = ["backend_named", "tools_named", "tools_by_name", "LazyLlamaBackend",
            "shared_llama", "BACKEND_NAMES"]
 
 BACKEND_NAMES = ("llama", "llama.cpp")
 """Names of the in-process backend; a backend may also be named by an ``http(s)://`` server URL."""
-
-_BUILTIN_TOOLS = {"calculator": "calculator", "current_time": "current_time", "time": "current_time"}
 
 _loaded: dict[str, LlamaCppBackend] = {}
 _loading = threading.Lock()
@@ -103,17 +100,6 @@ def backend_named(backend: Backend | str | None, model: str | Path | None = None
     if model is not None:
         raise ValueError("model= is for a backend given by name; this backend object already has its model")
     return backend
-
-
-def builtin_tool(name: str) -> Tool:
-    """A built-in tool by name: ``calculator`` or ``current_time`` (also ``time``)."""
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    if key == "search":
-        raise ValueError("the search tool needs a folder to search: pass react_text.tools.search.search_files('DIR')")
-    if key not in _BUILTIN_TOOLS:
-        raise ValueError(f"unknown built-in tool {name!r}: the built-in tools are calculator and current_time "
-                         "(search needs a folder); pass a function for a tool of your own")
-    return {"calculator": calculator, "current_time": current_time}[_BUILTIN_TOOLS[key]]
 
 
 def tools_named(tools: Iterable[Any] | Any) -> list[Tool]:

@@ -16,12 +16,10 @@ from ..backends.build import build_backend
 from ..catalog import DEFAULT_MODEL
 from ..eval.toolbox import toolbox_tools
 from ..prompting.templates import TemplateError
-from ..tools.calculator import calculator
-from ..tools.clock import current_time
+from ..tools.builtins import BUILTIN_ALIASES, BUILTIN_NAMES, builtin_tool
 from ..tools.fetch import fetch_tool
 from ..tools.functions import load_functions
 from ..tools.schemas import ToolDefinitionError
-from ..tools.search import search_files
 from ..trace import to_jsonable
 from .console import Console
 from .history import traces_dir
@@ -37,10 +35,6 @@ from .options import (
     tool_cache,
 )
 
-_RUN_TOOLS = ("calculator", "search", "current_time")
-_TOOL_ALIASES = {"time": "current_time"}
-"""What users may type for a built-in tool; the tool keeps its one name (the model sees ``current_time``)."""
-
 
 def add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="answer a question with a local model, tools and a template, streaming each step")
@@ -49,7 +43,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                    help="catalog name or .gguf path (default: qwen2.5-coder-0.5b); with --backend http, "
                         "the model name sent to the server")
     add_template_options(p)
-    p.add_argument("--tools", nargs="*", choices=_RUN_TOOLS + tuple(_TOOL_ALIASES), default=None, metavar="TOOL",
+    p.add_argument("--tools", nargs="*", choices=BUILTIN_NAMES + tuple(BUILTIN_ALIASES), default=None, metavar="TOOL",
                    help="built-in tools to offer: calculator, current_time (alias: time), search (needs --corpus). "
                         "Default: calculator and current_time, plus search with --corpus; `--tools` alone: none")
     add_functions_option(p)
@@ -91,15 +85,10 @@ def _run_tools(args: argparse.Namespace) -> list:
     """The tools ``run`` offers: the chosen built-ins, fetch, the toolbox, then the user's functions."""
     names = args.tools if args.tools is not None else ["calculator", "current_time"] + (["search"] if args.corpus else [])
     tools = []
-    for name in dict.fromkeys(_TOOL_ALIASES.get(n, n) for n in names):
-        if name == "calculator":
-            tools.append(calculator)
-        elif name == "current_time":
-            tools.append(current_time)
-        elif name == "search":
-            if not args.corpus:
-                raise ValueError("--tools search needs --corpus DIR (the folder to search)")
-            tools.append(search_files(args.corpus))
+    for name in dict.fromkeys(BUILTIN_ALIASES.get(n, n) for n in names):
+        if name == "search" and not args.corpus:
+            raise ValueError("--tools search needs --corpus DIR (the folder to search)")
+        tools.append(builtin_tool(name, args.corpus))
     if getattr(args, "fetch_allow", None):
         tools.append(fetch_tool(args.fetch_allow))
     if getattr(args, "toolbox", False):

@@ -9,7 +9,11 @@ from .clock import current_time
 from .search import search_files
 from .spec import Tool
 
-__all__ = ["default_tools"]
+__all__ = ["BUILTIN_ALIASES", "BUILTIN_NAMES", "builtin_tool", "default_tools"]
+
+BUILTIN_NAMES = ("calculator", "search", "current_time")
+BUILTIN_ALIASES = {"time": "current_time"}
+"""What users may type for a built-in tool; the tool keeps its one name (the model sees ``current_time``)."""
 
 
 def default_tools(corpus_dir: str | os.PathLike[str] | None = None) -> list[Tool]:
@@ -19,3 +23,20 @@ def default_tools(corpus_dir: str | os.PathLike[str] | None = None) -> list[Tool
         tools.append(search_files(corpus_dir))
     tools.append(current_time)
     return tools
+
+
+def builtin_tool(name: str, corpus_dir: str | os.PathLike[str] | None = None) -> Tool:
+    """A built-in tool by name (an alias such as ``time`` too); ``search`` needs ``corpus_dir``, the folder it searches."""
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    key = BUILTIN_ALIASES.get(key, key)
+    if key == "search":
+        if corpus_dir is None:
+            raise ValueError("the search tool needs a folder to search: "
+                             "pass react_text.tools.search.search_files('DIR')")
+        return search_files(corpus_dir)
+    if key == "calculator":
+        return calculator
+    if key == "current_time":
+        return current_time
+    raise ValueError(f"unknown built-in tool {name!r}: the built-in tools are calculator and current_time "
+                     "(search needs a folder); pass a function for a tool of your own")
