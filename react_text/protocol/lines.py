@@ -28,6 +28,7 @@ from .names import SEPARATORS
 CHUNK = 8192  # a long turn is picked this many characters at a time
 BLANKS = re.compile(r"[ \t]*")
 MAX_BLOB_TRIES = 64  # failed reads of JSON-looking lines that name no tool, per turn
+MATCH_END = re.Match.end
 SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 
 
@@ -75,7 +76,11 @@ class Lines:
         if i >= self.limit:
             return None
         text = self.text
-        le = self.line_end(i) if end is None else end
+        if end is None:  # self.line_end(i), inlined
+            end = text.find("\n", i, self.limit)
+            if end < 0:
+                end = self.limit
+        le = end
         first = text[i] if i < le else ""
         if first in DECORATION_CHARS:  # markdown in front: the first letter after it (within 16 characters)
             first = text[i:min(le, i + 16)].lstrip(DECORATION_CHARS)[:1]
@@ -148,8 +153,9 @@ class Lines:
         """
         text = self.text
         if blobs and self.blob_failures < MAX_BLOB_TRIES:  # else a flood of JSON-looking lines: labels only
-            first = [start] if WALK_FIRST.match(text, start, end) else []
-            return first + [m.start() + 1 for m in WALK_NEXT.finditer(text, start, end)]
+            # each match is the "\n" before a picked line (the rest is a lookahead): its end is the line's start
+            after = map(MATCH_END, WALK_NEXT.finditer(text, start, end))
+            return [start, *after] if WALK_FIRST.match(text, start, end) else [*after]
         lines = text[start:end].split("\n")
         first_chars = FIRST_FENCE if fence else FIRST  # the first character rules most lines out
         picked = [k for k, line in enumerate(lines)

@@ -76,6 +76,7 @@ from typing import Optional, get_args
 
 from ..types import Action, ErrorCode, FormatError, Step
 from . import feedback
+from .dialects import DIALECTS
 from .fallback import fallback
 from .names import ToolsArg, Toolset, toolset
 from .placeholders import is_placeholder, placeholder_error
@@ -144,19 +145,21 @@ def _resolve(turn: Turn, calls: tuple[Call, ...]) -> tuple[Action, ...]:
     return tuple(actions)
 
 
+def _done(turn: Turn, end: int, thought: Optional[str] = None, actions: tuple[Action, ...] = (),
+          final_answer: Optional[str] = None, error: Optional[FormatError] = None) -> Step:
+    """The ``Step`` of ``turn``, trusted up to ``end`` (a module function, not a closure: one is built per parse)."""
+    text = turn.text
+    repairs = turn.repairs
+    if _has_text(text, end) and "dropped_tail" not in repairs:
+        repairs = [*repairs, "dropped_tail"]
+    return Step(text, thought, actions, final_answer, error, tuple(repairs), end)  # positional: cheaper
+
+
 def _step(text: str, ts: Optional[Toolset], prose: str, style: tuple[str, int, Optional[str]]) -> Step:
     """``parse`` past its argument checks: read the turn, then decide what a turn with no step means."""
     if not text or text.isspace():
         return Step(text=text, error=FormatError("empty", feedback.empty(feedback.Voice(ts, *style))), end=0)
     turn = Turn(text, ts, style)
-
-    def done(end: int, thought: Optional[str] = None, actions: tuple[Action, ...] = (),
-             final_answer: Optional[str] = None, error: Optional[FormatError] = None) -> Step:
-        repairs = turn.repairs
-        if _has_text(text, end) and "dropped_tail" not in repairs:
-            repairs = [*repairs, "dropped_tail"]
-        return Step(text, thought, actions, final_answer, error, tuple(repairs), end)  # positional: cheaper
-
     try:
         got = read(turn)
         if not got.calls and got.final is None:
@@ -165,33 +168,33 @@ def _step(text: str, ts: Optional[Toolset], prose: str, style: tuple[str, int, O
     except TurnError as err:
         end = turn.limit if err.end is None else max(0, min(err.end, len(text)))
         thought = thought_before(turn, turn.first_start if turn.first_start is not None else end)
-        return done(end, thought=thought, error=FormatError(err.code, err.message, err.detail))
+        return _done(turn, end, thought=thought, error=FormatError(err.code, err.message, err.detail))
     if actions:
         thought = thought_before(turn, turn.first_start or 0) or got.calls[0].thought
-        return done(got.end, thought=thought, actions=actions)
+        return _done(turn, got.end, thought=thought, actions=actions)
     if got.final is not None:
         thought = thought_before(turn, turn.first_start or 0) or turn.blob_thought
-        return done(got.end, thought=thought, final_answer=got.final)
+        return _done(turn, got.end, thought=thought, final_answer=got.final)
     thought = thought_before(turn, got.end)
     if thought is None:
         if turn.stopped_at is not None:  # the turn opens with an Observation or a new Question
-            return done(got.end, error=FormatError("no_action", feedback.untrusted(turn.voice)))
-        return done(got.end, error=FormatError("empty", feedback.empty(turn.voice)))
+            return _done(turn, got.end, error=FormatError("no_action", feedback.untrusted(turn.voice)))
+        return _done(turn, got.end, error=FormatError("empty", feedback.empty(turn.voice)))
     if is_placeholder(thought):
         err = placeholder_error(turn, thought, got.end)
-        return done(got.end, thought=thought, error=FormatError(err.code, err.message, err.detail))
+        return _done(turn, got.end, thought=thought, error=FormatError(err.code, err.message, err.detail))
     if turn.stray_input:
-        return done(got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(turn.voice)))
+        return _done(turn, got.end, thought=thought, error=FormatError("no_action", feedback.stray_input(turn.voice)))
     stated = _stated_answer(thought)
     if stated is not None:
         turn.add("stated_answer")
-        return done(got.end, thought=thought, final_answer=stated)
+        return _done(turn, got.end, thought=thought, final_answer=stated)
     if prose == "final":
         turn.add("prose_as_final")
-        return done(got.end, final_answer=thought)
+        return _done(turn, got.end, final_answer=thought)
     if turn.voice.n > 1 and "\n" not in thought and len(thought) <= _SENTENCE_MAX:
-        return done(got.end, thought=thought, error=FormatError("no_action", feedback.answer_or_action(turn.voice, thought)))
-    return done(got.end, thought=thought, error=FormatError("no_action", feedback.no_action(turn.voice)))
+        return _done(turn, got.end, thought=thought, error=FormatError("no_action", feedback.answer_or_action(turn.voice, thought)))
+    return _done(turn, got.end, thought=thought, error=FormatError("no_action", feedback.no_action(turn.voice)))
 
 
 def parse(
@@ -219,7 +222,8 @@ def parse(
         raise TypeError(f"parse() needs the turn as str, not {type(text).__name__}")
     if prose not in ("error", "final"):
         raise ValueError(f"prose must be 'error' or 'final', not {prose!r}")
-    feedback.check_dialect(dialect)
+    if type(dialect) is not str or dialect not in DIALECTS:  # a known name (the usual case): no further call
+        feedback.check_dialect(dialect)
     try:
         ts = toolset(tools)
     except Exception as exc:  # a malformed tools argument is the caller's bug: say so

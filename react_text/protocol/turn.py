@@ -74,7 +74,7 @@ class Turn(Lines):
 
     def __init__(self, text: str, ts: Optional[Toolset], style: tuple[str, int, Optional[str]]) -> None:
         self.text = text  # Lines.__init__, inlined: one Turn is built per parse
-        self.limit = hard_end(text)
+        self.limit = hard_end(text) if "<" in text else len(text)  # no "<": no special token, no call
         self.blob_failures = 0
         self.ts = ts
         self.style = style  # (dialect, n, lang) of the messages

@@ -18,30 +18,51 @@ def read(t: Turn) -> Reading:
     """The walk's reading of the turn; a turn that is only an echoed format example is that error."""
     got = walk(t)
     if not got.calls and got.final is None and t.placeholder_err is not None:
-        raise t.placeholder_err  # only the echoed format example: say so
+        try:
+            raise t.placeholder_err  # only the echoed format example: say so
+        finally:
+            t.placeholder_err = None  # off the turn, which the traceback's frames hold: no reference cycle
     return got
 
 
 def walk(t: Turn) -> Reading:
     """Read the picked lines in order: the actions written back to back, or a final answer.
 
-    Each line is read by ``_read_line``; an echoed format example (a
-    ``placeholder`` error before any action) is looked past, as a real step may
-    follow it.
-    """
+    An ``Action:`` line (most picked lines) is read here, others by ``_labelled_line`` or
+    ``_unlabelled_line``. An echoed format example (a ``placeholder`` error before any
+    action) is looked past, as a real step may follow it."""
     calls: list[Call] = []
     i = 0
+    text, limit = t.text, t.limit
     for start in t.lines_from(0, blobs=True):
         if start < i:
             continue  # inside something already read
         if calls and start != i:
             return stop(t, calls, i)
         i = start
-        le = t.line_end(i)
+        le = text.find("\n", i, limit)  # t.line_end(i), inlined
+        if le < 0:
+            le = limit
         try:
-            got = _read_line(t, calls, i, le)
+            lab = t.label(i, le)
+            if lab is None:
+                got = _unlabelled_line(t, calls, i, le)
+            elif lab[0] == "action" and len(calls) < MAX_ACTIONS:  # the usual line: read here
+                if t.first_start is None:
+                    t.first_start = i
+                try:
+                    got = read_action(t, i, lab[1], le)
+                except TurnError as err:
+                    got = _action_error(t, calls, err, i, le)
+                    if got is None:
+                        raise
+            else:
+                got = _labelled_line(t, calls, i, le, lab)
         except TurnError as err:
-            i = _past_example(t, calls, err, i, le)
+            nxt = _past_example(t, calls, err, i, le)
+            if nxt is None:
+                raise  # not an echoed example: the turn's error
+            i = nxt
             continue
         if type(got) is not list:
             if type(got) is int:  # nothing here: go on from there
@@ -66,12 +87,10 @@ def walk(t: Turn) -> Reading:
     return Reading((), None, t.rstrip_end(0, t.limit if t.stopped_at is None else t.stopped_at))
 
 
-def _read_line(t: Turn, calls: list[Call], i: int, le: int) -> Union[Reading, int, list, str]:
-    """What the picked line at ``i`` holds: the end of the walk (a ``Reading``), the
+def _labelled_line(t: Turn, calls: list[Call], i: int, le: int,
+                   lab: tuple[str, int]) -> Union[Reading, int, list, str]:
+    """What the labelled line at ``i`` holds: the end of the walk (a ``Reading``), the
     offset to go on from, or what was read there (calls, or a final answer)."""
-    lab = t.label(i, le)
-    if lab is None:
-        return _unlabelled_line(t, calls, i, le)
     kind, cstart = lab
     if kind in TERMINATORS and not calls:
         skip = echo_skip(t, i, kind, cstart, le)
@@ -100,18 +119,32 @@ def _read_line(t: Turn, calls: list[Call], i: int, le: int) -> Union[Reading, in
     try:
         return read_action(t, i, cstart, le)
     except TurnError as err:
-        if calls and err.code == "truncated":
-            t.add("dropped_truncated_action")
-            return stop(t, calls, i)
-        if err.no_tool and not calls:
-            # "Action: None" (and its input): no tool meant; read on, a final answer may follow
-            t.first_start = None
-            return skip_no_tool(t, le)
-        raise
+        got = _action_error(t, calls, err, i, le)
+        if got is None:
+            raise
+        return got
+
+
+def _action_error(t: Turn, calls: list[Call], err: TurnError, i: int, le: int) -> Union[Reading, int, None]:
+    """Where the walk goes after the action line at ``i`` failed with ``err``: a truncated
+    later action is dropped, ``Action: None`` is read past; None for any other error, which
+    the caller raises again.
+
+    The caller raises it, not this function: a frame that raises an exception it holds in a
+    local is on that exception's traceback, a reference cycle that only the cyclic garbage
+    collector frees (it cost a parse that ends in an error about a third of its time)."""
+    if calls and err.code == "truncated":
+        t.add("dropped_truncated_action")
+        return stop(t, calls, i)
+    if err.no_tool and not calls:
+        # "Action: None" (and its input): no tool meant; read on, a final answer may follow
+        t.first_start = None
+        return skip_no_tool(t, le)
+    return None
 
 
 def _unlabelled_line(t: Turn, calls: list[Call], i: int, le: int) -> Union[Reading, int, list, str]:
-    """``_read_line`` for a line with no label: a JSON action, or prose."""
+    """What the line at ``i``, which has no label, holds: a JSON action, or prose (as ``_labelled_line``)."""
     b = t.blob_start(i, le) if i >= t.blob_floor else -1
     got = None
     if b >= 0:
@@ -128,16 +161,17 @@ def _unlabelled_line(t: Turn, calls: list[Call], i: int, le: int) -> Union[Readi
     return got
 
 
-def _past_example(t: Turn, calls: list[Call], err: TurnError, i: int, le: int) -> int:
+def _past_example(t: Turn, calls: list[Call], err: TurnError, i: int, le: int) -> Optional[int]:
     """Where the walk goes on after an echoed format example ("Action: the action to take",
-    {"action": "tool_name", ...}) on the line at ``i``; any other error is raised again.
+    {"action": "tool_name", ...}) on the line at ``i``; None for any other error, which the
+    caller raises again (as ``_action_error``, to keep ``err`` out of a reference cycle).
 
     The first such error is remembered: it is the turn's error unless a real step follows."""
     if err.code != "placeholder" or calls or t.echoes >= MAX_ECHOES:
-        raise err
+        return None
     t.echoes += 1
-    if t.placeholder_err is None:
-        t.placeholder_err = err
+    if t.placeholder_err is None:  # kept without its traceback, whose frames hold ``t``: no reference cycle
+        t.placeholder_err = err.with_traceback(None)
     t.first_start = None
     t.thought_labels.append((i, max(le, min(err.end or le, t.limit))))
     return t.next_line(max(le, err.end or le))
