@@ -171,6 +171,7 @@ def test_every_dialect_reads_back_what_it_renders(dialect: str, tool: str, args:
 @given(tool=tool_names, value=paper_values, n=st.integers(1, 9))
 def test_paper_single_value_reads_back_as_text(tool: str, value, n: int) -> None:
     step = parse(format_action("paper", tool, {"q": value}, n), None)
+    assume(not echoes_a_placeholder(step))
     assert step.error is None, step.error
     assert step.actions[0].tool == tool and step.actions[0].args == str(value)
 

@@ -39,11 +39,11 @@ from .constrain import grammar_tokens, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
 from .names import backend_named, tools_by_name
-from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
+from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool, wants_label
 from .results import CallRecord, RunResult, StepRecord, totals
 from .shown_tools import ShownTools
 from .state import Limits, RunState
-from .turn import Turn, ask_model, read_turn
+from .turn import Turn, ask_model, ask_to_go_on, read_turn
 from .window import ContextWindow
 
 
@@ -253,7 +253,7 @@ class Agent:
                 return "answered", "the model gave a final answer", decision.answer
             if isinstance(decision, Stop):
                 return decision.status, decision.reason, ""
-            previous = prompt
+            previous = None if turn.continued else prompt  # the trace then shows the next prompt whole
             prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
             entries.append(Entry(n, turn.kept, record.observation_text or ""))
             lead = self._evidence(run, decision, record)
@@ -304,7 +304,7 @@ class Agent:
                                 answer=step.final_answer, step=step)
                     return step
                 state = replace(state, format_errors=state.format_errors + 1)
-                previous = prompt
+                previous = None if turn.continued else prompt
                 prompt = prompt + turn.kept + self.template.observation(step.error.message, n)
                 n += 1
         finally:
@@ -320,6 +320,7 @@ class Agent:
             question=question,
             lang=prompt_language(self.template, question),
             example_values=self._example_values(question),
+            schemas=self._tool_specs,
         )
 
     def _example_values(self, question: str) -> frozenset[str]:
@@ -370,8 +371,17 @@ class Agent:
         specs = {name: self._tool_specs[name] for name in state.tool_names}
         step, kept = read_turn(self.template, completion, n, specs, prose=self.prose, lang=state.lang,
                                max_tokens=max_tokens, lead=lead)
+        continued = self.grammar is None and wants_label(step, completion.finish_reason)
+        if continued:
+            more, more_seconds = ask_to_go_on(self.backend, prompt, completion, n, events, self._clock,
+                                              on_token=self.on_token, stop=list(self.template.stop),
+                                              max_tokens=max(1, max_tokens - completion.completion_tokens),
+                                              temperature=self.temperature, seed=self.seed)
+            completion, seconds = more, seconds + more_seconds
+            step, kept = read_turn(self.template, completion, n, specs, prose=self.prose, lang=state.lang,
+                                   max_tokens=max_tokens, lead=lead)
         events.emit("step", n=n, step=step, kept=kept)
-        return Turn(completion, step, kept, seconds, max_tokens)
+        return Turn(completion, step, kept, seconds, max_tokens, continued)
 
     def _act(
         self, turn: Turn, decision: Decision, n: int, state: RunState, started: float, events: Events

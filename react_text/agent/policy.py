@@ -26,7 +26,8 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from ..protocol.answer_text import is_refusal
-from ..protocol.guards import AnswerContext, check_answer, say
+from ..protocol.grounding import grounding_nudge, ungrounded_values
+from ..protocol.guards import AnswerContext, Nudge, check_answer, say
 from ..types import Action, FormatError, Step
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .results import StepRecord
@@ -77,6 +78,9 @@ def decide(state: RunState, step: Step) -> Decision:
             if state.repeats >= 1:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
             return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None)
+        nudge = _ungrounded(state, action)
+        if nudge is not None:
+            return Retry(nudge.message, f"guard:{nudge.code}")
         return RunTool(action)
     if step.final_answer is not None:
         answer = step.final_answer.strip()
@@ -94,6 +98,15 @@ def decide(state: RunState, step: Step) -> Decision:
         state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
                                             "请在思考之后写一个行动或最终答案。"))
     )
+
+
+def _ungrounded(state: RunState, action: Action) -> Nudge | None:
+    """The one correction for a call whose values come from nowhere (see ``grounding``)."""
+    if not state.limits.require_grounded_calls or "ungrounded" in state.nudged:
+        return None
+    missing = ungrounded_values(action.args, state.schemas.get(action.tool),
+                                (state.question, *(seen.text for seen in state.seen)))
+    return grounding_nudge(action.tool, missing, state.lang) if missing else None
 
 
 def _answer_context(state: RunState) -> AnswerContext:
@@ -296,6 +309,18 @@ def kept_text(step: Step, prefix_len: int, all_actions: bool = False) -> str:
     if not all_actions and len(step.actions) > 1 and step.actions[0].span[1] > 0:
         end = min(end, step.actions[0].span[1])
     return step.text[prefix_len:max(end, prefix_len)].rstrip()
+
+
+def wants_label(step: Step, finish_reason: str) -> bool:
+    """A turn that stopped after a whole thought and wrote neither an action nor an answer.
+
+    Small models often end the turn right after the thought, even when the thought is the
+    answer ("The number of days is 77."); asked to go on after a line break, they mostly
+    write the ``Action:`` or ``Final Answer:`` line they left out, which costs a few tokens
+    instead of a round of feedback.
+    """
+    return (finish_reason == "stop" and step.error is not None and step.error.code == "no_action"
+            and not step.actions and step.final_answer is None and bool((step.thought or "").strip()))
 
 
 def flag_truncation(step: Step, finish_reason: str, max_tokens: int) -> Step:

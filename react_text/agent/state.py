@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,9 @@ class Limits:
     require_observation: bool = True
     """The "fake success" guard: question (once) a final answer given before any
     tool ran, when the agent has tools; a refusal is never questioned."""
+    require_grounded_calls: bool = True
+    """Question (once) a call whose argument values appear in neither the question nor any
+    result (``protocol.grounding``): mostly values copied from the few-shot episodes."""
     max_parallel_tools: int = 1
     """1: only a turn's first action runs. More: every action of a turn runs,
     this many at once (tools with side effects alone, in order)."""
@@ -82,4 +86,6 @@ class RunState:
     example_values: frozenset[str] = frozenset()
     """Numbers shown in the few-shot episodes (see ``episodes.episode_values``)."""
     nudged: frozenset[str] = frozenset()
-    """Answer checks (``guards``) that already fired; each fires once."""
+    """Answer checks (``guards``) and the call check (``grounding``) that already fired; each fires once."""
+    schemas: Mapping[str, Any] = field(default_factory=dict)
+    """Each tool's JSON schema of parameters, by name."""

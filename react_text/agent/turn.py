@@ -28,6 +28,7 @@ class Turn:
     kept: str
     seconds: float
     max_tokens: int
+    continued: bool = False
 
     def record(self, n: int, decision: Decision, observation: Observation | None, shown: str | None,
                tool_seconds: float, calls: tuple[CallRecord, ...]) -> StepRecord:
@@ -44,6 +45,19 @@ class Turn:
 def evaluated(c: Completion) -> int:
     """Prompt tokens the backend evaluated for ``c`` (all of them when it does not say; a cache hit evaluates fewer)."""
     return c.prompt_tokens if c.evaluated_tokens is None else c.evaluated_tokens
+
+
+def joined(first: Completion, more: Completion) -> Completion:
+    """``first`` continued by ``more`` after a line break, as one completion of the same turn."""
+    return Completion(
+        text=first.text.rstrip() + "\n" + more.text,
+        prompt_tokens=first.prompt_tokens,
+        completion_tokens=first.completion_tokens + more.completion_tokens,
+        evaluated_tokens=evaluated(first) + evaluated(more),
+        finish_reason=more.finish_reason,
+        seconds=first.seconds + more.seconds,
+        extra=first.extra,
+    )
 
 
 def ask_model(backend: Backend, prompt: str, n: int, events: Events, clock: Callable[[], float], *,
@@ -65,6 +79,17 @@ def ask_model(backend: Backend, prompt: str, n: int, events: Events, clock: Call
         extra=completion.extra,
     )
     return completion, seconds
+
+
+def ask_to_go_on(backend: Backend, prompt: str, completion: Completion, n: int, events: Events,
+                 clock: Callable[[], float], *, on_token: Callable[[str], None] | None,
+                 **options: Any) -> tuple[Completion, float]:
+    """Turn ``n`` continued after a line break (see ``policy.wants_label``), joined to what the
+    model wrote before it; the trace gets the extra prompt as a delta and its own ``model_turn``."""
+    opened = prompt + completion.text.rstrip() + "\n"
+    events.emit("prompt", n=n, chars=len(opened), delta=opened[len(prompt):], reason="label_left_out")
+    more, seconds = ask_model(backend, opened, n, events, clock, on_token=on_token, **options)
+    return joined(completion, more), seconds
 
 
 def read_turn(template: Any, completion: Completion, n: int, specs: Mapping[str, Any], *, prose: str, lang: str,

@@ -32,6 +32,7 @@ from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.templates import as_template
+from ..protocol.grounding import grounding_nudge, ungrounded_values
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
@@ -134,6 +135,7 @@ class _Request:
     prose: str
     copied: frozenset[str]
     answer_context: AnswerContext
+    grounds: tuple[str, ...]  # what call values may come from: instructions, question, results
     prompt: str
     turns_before: int
 
@@ -156,6 +158,8 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         copied=copied, prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         answer_context=_answer_context(tpl, conversation, by_name, shown), turns_before=len(conversation.turns),
+        grounds=(conversation.instructions, conversation.question,
+                 *(r for turn in conversation.turns for r in turn.results)),
     )
 
 
@@ -260,8 +264,13 @@ class _Attempts:
         return AnswerStream(prefix, read_turn, self.on_content)
 
     def _guarded(self, verdict: Verdict) -> Verdict:
-        """An "auto" answer that the answer checks catch becomes a problem (one nudge per check)."""
-        if verdict.answer is None or self.request.choice.mode != "auto":
+        """An "auto" answer that the answer checks catch, or an "auto" call with values from nowhere
+        (``grounding``), becomes a problem (one nudge per check)."""
+        if self.request.choice.mode != "auto":
+            return verdict
+        if verdict.calls:
+            return self._grounded(verdict)
+        if verdict.answer is None:
             return verdict
         tried_call = any(code in ("bad_arguments", "unknown_tool") for code in self.errors)
         context = replace(self.request.answer_context, nudged=frozenset(self.nudged), require_observation=tried_call)
@@ -270,6 +279,18 @@ class _Attempts:
             return verdict
         self.nudged.add(nudge.code)
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
+
+    def _grounded(self, verdict: Verdict) -> Verdict:
+        r = self.request
+        if "ungrounded" in self.nudged:
+            return verdict
+        for name, args in verdict.calls:
+            missing = ungrounded_values(args, r.schemas.get(name), r.grounds)
+            if missing:
+                self.nudged.add("ungrounded")
+                return Verdict(problem=grounding_nudge(name, missing, r.answer_context.lang).message,
+                               code="guard:ungrounded")
+        return verdict
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:
         """The answer asked for under the dialect's answer label after ``said``, or None when none came."""

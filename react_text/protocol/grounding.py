@@ -1,0 +1,146 @@
+"""Whether a call's arguments come from the conversation, or from nowhere.
+
+Why: a small model shown a call demo copies it — ``item_price(item="sample
+item")`` for a currency question, ``split_bill(total=2.5, people=12)`` for
+"Who wrote Pride and Prejudice?". The values give it away: they are in
+neither the question nor any result. Such a call gets one correction that
+asks for values from the question, or for a plain answer when no tool fits;
+a repeat of the call then runs (the loop and the shim give each check once).
+
+The test is lenient where models legitimately write what the text does not
+spell the same way: enum members, defaults and booleans are not checked; a
+number may be written in words ("four of us", "三个人") or as a percentage;
+a string is grounded when any of its words, digit runs or Chinese character
+pairs is in the conversation; long free text (a message to send) is not checked.
+
+Pure functions over plain data.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping
+
+import regex
+
+from .guards import Nudge, say
+
+__all__ = ["ungrounded_values", "grounding_nudge"]
+
+_FREE_TEXT_CHARS = 80
+_NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+_WORD = regex.compile(r"[^\W\d_]{3,}")
+_CJK = regex.compile(r"\p{Han}+")
+_DIGITS = regex.compile(r"\d+")
+_STOP = frozenset("the and for with from that this what which into per are was".split())
+_EN_NUMBERS = {
+    w: float(i) for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split())
+} | {"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "hundred": 100.0, "thousand": 1000.0, "dozen": 12.0,
+     "half": 0.5, "twice": 2.0, "double": 2.0, "pair": 2.0, "triple": 3.0, "once": 1.0}
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_ZH_NUMERAL = regex.compile(r"[零一二两三四五六七八九十百千万]+")
+
+
+def _zh_value(text: str) -> float:
+    """``三`` → 3, ``十二`` → 12, ``二十五`` → 25, ``三百`` → 300 (enough for what questions say)."""
+    total, digit = 0, 0
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        else:
+            total += (digit or 1) * _ZH_UNITS[ch]
+            digit = 0
+    return float(total + digit)
+
+
+def _numbers(text: str) -> set[float]:
+    found = {float(m.replace(",", "")) for m in _NUMBER.findall(text) if m.replace(",", "").strip(".")}
+    lowered = text.lower()
+    found.update(v for w, v in _EN_NUMBERS.items() if regex.search(rf"\b{w}\b", lowered))
+    found.update(_zh_value(m) for m in _ZH_NUMERAL.findall(text))
+    return found
+
+
+class _Grounds:
+    """What the conversation says, read once: its numbers, words, digit runs and text."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.text = "\n".join(t for t in texts if t).casefold()
+        self.numbers = _numbers(self.text)
+        self.digit_runs = {int(d) for d in _DIGITS.findall(self.text)}
+
+    def has_number(self, value: float) -> bool:
+        candidates = (value, value * 100, value / 100, -value)
+        return any(math.isclose(c, n, rel_tol=1e-9, abs_tol=1e-9) for c in candidates for n in self.numbers)
+
+    def has_string(self, value: str) -> bool:
+        text = value.casefold()
+        words = [w for w in _WORD.findall(text) if w not in _STOP]
+        digits = [int(d) for d in _DIGITS.findall(text)]
+        pairs = [run[i:i + 2] if len(run) > 1 else run for run in _CJK.findall(text) for i in range(max(1, len(run) - 1))]
+        if not (words or digits or pairs):
+            return True  # nothing to look for: punctuation, a symbol
+        return (any(w in self.text or (len(w) > 5 and w[:5] in self.text) for w in words)
+                or any(d in self.digit_runs for d in digits)
+                or any(p in self.text for p in pairs))
+
+
+def _leaves(value: Any, schema: Any, path: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
+    """Every scalar argument with its property schema (empty when the schema does not say)."""
+    prop = schema if isinstance(schema, Mapping) else {}
+    if isinstance(value, Mapping):
+        props = prop.get("properties") if isinstance(prop.get("properties"), Mapping) else {}
+        for key, item in value.items():
+            yield from _leaves(item, props.get(key, {}), f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        items = prop.get("items", {})
+        for item in value:
+            yield from _leaves(item, items, path)
+    else:
+        yield path, value, prop
+
+
+def _checked(value: Any, prop: Mapping[str, Any]) -> bool:
+    """Whether a value is one the conversation should hold (not an enum member, default or flag)."""
+    if value is None or isinstance(value, bool) or "enum" in prop or "const" in prop:
+        return False
+    if "default" in prop and prop["default"] == value:
+        return False
+    return not (isinstance(value, str) and len(value) > _FREE_TEXT_CHARS)
+
+
+def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterable[str]) -> tuple[str, ...]:
+    """The argument values (as written) that appear nowhere in ``texts`` (the question, the
+    results so far); empty when every checked value is grounded."""
+    grounds = _Grounds(texts)
+    missing: list[str] = []
+    for _path, value, prop in _leaves(args, schema or {}, ""):
+        if not _checked(value, prop):
+            continue
+        if isinstance(value, (int, float)):
+            ok = grounds.has_number(float(value))
+        else:
+            text = str(value)
+            number = text.replace(",", "").strip()
+            ok = grounds.has_number(float(number)) if _NUMBER.fullmatch(number) else grounds.has_string(text)
+        if not ok:
+            missing.append(value if isinstance(value, str) else format(value, "g"))
+    return tuple(dict.fromkeys(missing))
+
+
+def grounding_nudge(tool: str, missing: tuple[str, ...], lang: str, *, may_decline: bool = True) -> Nudge:
+    """The correction for a call whose values come from nowhere, in the prompt's language."""
+    shown = missing[:3]
+    en_values = " and ".join(f'"{v}"' for v in shown)
+    zh_values = "、".join(f"“{v}”" for v in shown)
+    return Nudge("ungrounded", say(
+        lang,
+        f"Your call to {tool} uses {en_values}, which appear in neither the question nor any result. "
+        "Take the values from the question or the results"
+        + ("; if none of the tools fits the question, answer it directly instead." if may_decline else "."),
+        f"你调用 {tool} 时用了 {zh_values}，但问题和已有结果里都没有这些值。参数要取自问题或结果"
+        + ("；如果没有合适的工具，就直接回答问题。" if may_decline else "。"),
+    ))
