@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..prompting.context import Entry
-from ..prompting.episodes import episode_values, prompt_language
+from ..prompting.episodes import episode_arguments, episode_values, prompt_language
 from ..prompting.evidence import evidence_lead
 from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError, as_template
@@ -314,20 +314,22 @@ class Agent:
     # -- internals ------------------------------------------------------------
 
     def _initial_state(self, question: str, tool_names: tuple[str, ...]) -> RunState:
+        shown = self._shown_episodes(question)
         return RunState(
             limits=self.limits,
             tool_names=tool_names,
             question=question,
             lang=prompt_language(self.template, question),
-            example_values=self._example_values(question),
+            example_values=episode_values(shown),
+            example_arguments=episode_arguments(shown),
             schemas=self._tool_specs,
         )
 
-    def _example_values(self, question: str) -> frozenset[str]:
+    def _shown_episodes(self, question: str) -> tuple[Any, ...]:
         shown = getattr(self.template, "shown_episodes", None)
         if shown is None:
-            return frozenset()
-        return episode_values(shown([self.tools[n] for n in self._shown.visible], question, self.examples))
+            return ()
+        return tuple(shown([self.tools[n] for n in self._shown.visible], question, self.examples))
 
     def _window(self) -> ContextWindow | None:
         """The context keeper, when the context size is known (``Limits.context_tokens`` or the backend)."""

@@ -105,7 +105,7 @@ def _ungrounded(state: RunState, action: Action) -> Nudge | None:
     if not state.limits.require_grounded_calls or "ungrounded" in state.nudged:
         return None
     missing = ungrounded_values(action.args, state.schemas.get(action.tool),
-                                (state.question, *(seen.text for seen in state.seen)))
+                                (state.question, *(seen.text for seen in state.seen)), state.example_arguments)
     return grounding_nudge(action.tool, missing, state.lang) if missing else None
 
 

@@ -87,5 +87,7 @@ class RunState:
     """Numbers shown in the few-shot episodes (see ``episodes.episode_values``)."""
     nudged: frozenset[str] = frozenset()
     """Answer checks (``guards``) and the call check (``grounding``) that already fired; each fires once."""
+    example_arguments: tuple[str, ...] = ()
+    """The shown episodes' call arguments (``episodes.episode_arguments``)."""
     schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each tool's JSON schema of parameters, by name."""

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Backend, complete_streaming
 from ..backends.build import supports_grammar
-from ..prompting.episodes import episode_values, prompt_language
+from ..prompting.episodes import episode_arguments, episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.templates import as_template
 from ..protocol.grounding import grounding_nudge, ungrounded_values
@@ -136,6 +136,7 @@ class _Request:
     copied: frozenset[str]
     answer_context: AnswerContext
     grounds: tuple[str, ...]  # what call values may come from: instructions, question, results
+    example_arguments: tuple[str, ...]  # what a copied call would pass: the shown episodes' arguments
     prompt: str
     turns_before: int
 
@@ -158,6 +159,7 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         copied=copied, prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         answer_context=_answer_context(tpl, conversation, by_name, shown), turns_before=len(conversation.turns),
+        example_arguments=episode_arguments(shown),
         grounds=(conversation.instructions, conversation.question,
                  *(r for turn in conversation.turns for r in turn.results)),
     )
@@ -285,7 +287,7 @@ class _Attempts:
         if "ungrounded" in self.nudged:
             return verdict
         for name, args in verdict.calls:
-            missing = ungrounded_values(args, r.schemas.get(name), r.grounds)
+            missing = ungrounded_values(args, r.schemas.get(name), r.grounds, r.example_arguments)
             if missing:
                 self.nudged.add("ungrounded")
                 return Verdict(problem=grounding_nudge(name, missing, r.answer_context.lang).message,

@@ -348,6 +348,12 @@ def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
     return frozenset(found)
 
 
+def episode_arguments(episodes: Iterable[Episode]) -> tuple[str, ...]:
+    """The arguments of every call in the episodes, as JSON text: what a copying model would pass
+    (``protocol.grounding`` reports a call value that echoes them and not the question)."""
+    return tuple(json.dumps(step.args, ensure_ascii=False) for ep in episodes for step in ep.steps)
+
+
 def prompt_language(template: Any, question: str) -> str:
     """The language a prompt rendered from ``template`` speaks for ``question``: the question's when
     the template words its instructions by ``question_language`` (the built-ins do; a loaded

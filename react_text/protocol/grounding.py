@@ -77,6 +77,8 @@ class _Grounds:
         return any(math.isclose(c, n, rel_tol=1e-9, abs_tol=1e-9) for c in candidates for n in self.numbers)
 
     def has_string(self, value: str) -> bool:
+        if any(self.has_number(n) for n in _numbers(value)):
+            return True  # "56789 × 4321" for "56,789 × 4,321"
         text = value.casefold()
         words = [w for w in _WORD.findall(text) if w not in _STOP]
         digits = [int(d) for d in _DIGITS.findall(text)]
@@ -112,10 +114,16 @@ def _checked(value: Any, prop: Mapping[str, Any]) -> bool:
     return not (isinstance(value, str) and len(value) > _FREE_TEXT_CHARS)
 
 
-def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterable[str]) -> tuple[str, ...]:
+def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterable[str],
+                      examples: Iterable[str] = ()) -> tuple[str, ...]:
     """The argument values (as written) that appear nowhere in ``texts`` (the question, the
-    results so far); empty when every checked value is grounded."""
+    results so far); empty when every checked value is grounded.
+
+    A number must be in ``texts``. A string is reported only when it also echoes ``examples``
+    (the arguments of the shown episodes): a search query is the model's own wording, and a
+    paraphrase ("current balance" for "money in my bank account") is no copy."""
     grounds = _Grounds(texts)
+    shown = _Grounds(examples)
     missing: list[str] = []
     for _path, value, prop in _leaves(args, schema or {}, ""):
         if not _checked(value, prop):
@@ -125,7 +133,10 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
         else:
             text = str(value)
             number = text.replace(",", "").strip()
-            ok = grounds.has_number(float(number)) if _NUMBER.fullmatch(number) else grounds.has_string(text)
+            if _NUMBER.fullmatch(number):
+                ok = grounds.has_number(float(number))
+            else:
+                ok = grounds.has_string(text) or not shown.has_string(text)
         if not ok:
             missing.append(value if isinstance(value, str) else format(value, "g"))
     return tuple(dict.fromkeys(missing))
