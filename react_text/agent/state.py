@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..redaction import SECRET_FIELDS
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -89,3 +91,6 @@ class RunState:
     """Answer checks (``guards``) and the call check (``grounding``) that already fired; each fires once."""
     schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each tool's JSON schema of parameters, by name."""
+    secret_fields: frozenset[str] = SECRET_FIELDS
+    """Argument names whose values are secrets (``redaction``): never checked by ``grounding``,
+    so a correction never quotes one."""
