@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["MASK", "SECRET_FIELDS", "Redactor"]
+__all__ = ["MASK", "SECRET_FIELDS", "Redactor", "is_secret_field"]
 
 MASK = "[redacted]"
 
@@ -50,6 +50,11 @@ _SECRET_VALUES = re.compile(
 
 def _norm(name: str) -> str:
     return re.sub(r"[\s_\-]", "", name).casefold()
+
+
+def is_secret_field(name: str, fields: frozenset[str] = SECRET_FIELDS) -> bool:
+    """Whether a field called ``name`` holds a secret (``fields`` as ``Redactor.fields``: normalised)."""
+    return bool(name) and _norm(name) in fields
 
 
 @dataclass(frozen=True)

@@ -134,16 +134,17 @@ def test_turn_of_only_repeats_is_no_progress(counter, template):
 
 # --- across runs -------------------------------------------------------------------
 
-def run_once(counter, template, cache, turns, version="1", trace=None):
+def run_once(counter, template, cache, turns, version="1", trace=None, question="q"):
     agent = Agent(ScriptedBackend(turns), make_tools(counter, version), template, tool_cache=cache, trace=trace)
-    return agent.run("q")
+    return agent.run(question)
 
 
 def test_cacheable_results_are_reused_across_runs(counter, template, tmp_path):
     cache = ToolCache(tmp_path / "cache")
-    first = run_once(counter, template, cache, [act("square", {"n": 12}), final("144")])
+    first = run_once(counter, template, cache, [act("square", {"n": 12}), final("144")], question="12 squared?")
     trace = tmp_path / "second.jsonl"
-    second = run_once(counter, template, cache, [act("square", "12"), final("144")], trace=trace)
+    second = run_once(counter, template, cache, [act("square", "12"), final("144")], trace=trace,
+                      question="12 squared?")
     assert first.status == second.status == "answered"
     assert counter.count("square") == 1
     assert second.steps[0].observation_text == "144"
@@ -154,12 +155,14 @@ def test_cacheable_results_are_reused_across_runs(counter, template, tmp_path):
 
 def test_a_new_version_or_a_new_folder_computes_again(counter, template, tmp_path):
     cache = ToolCache(tmp_path / "cache")
-    run_once(counter, template, cache, [act("square", {"n": 5}), final("25")])
-    run_once(counter, template, cache, [act("square", {"n": 5}), final("25")], version="2")
-    run_once(counter, template, ToolCache(tmp_path / "other"), [act("square", {"n": 5}), final("25")])
-    run_once(counter, template, None, [act("square", {"n": 5}), final("25")])
+    run_once(counter, template, cache, [act("square", {"n": 5}), final("25")], question="5 squared?")
+    run_once(counter, template, cache, [act("square", {"n": 5}), final("25")], version="2",
+             question="5 squared?")
+    run_once(counter, template, ToolCache(tmp_path / "other"), [act("square", {"n": 5}), final("25")], question="5 squared?")
+    run_once(counter, template, None, [act("square", {"n": 5}), final("25")], question="5 squared?")
     assert counter.count("square") == 4
-    run_once(counter, template, cache, [act("square", {"n": 5}), final("25")], version="2")
+    run_once(counter, template, cache, [act("square", {"n": 5}), final("25")], version="2",
+             question="5 squared?")
     assert counter.count("square") == 4
 
 
@@ -179,7 +182,7 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(counter, template, tmp_path)
     assert json.loads(entry.read_text())["version"] == "1"
     entry.write_text('{"tool": "square", "vers')
     assert cache.get(square, {"n": 7}) is None
-    run_once(counter, template, cache, [act("square", {"n": 7}), final("49")])
+    run_once(counter, template, cache, [act("square", {"n": 7}), final("49")], question="7 squared?")
     assert counter.count("square") == 1
     assert cache.get(square, "7") == Observation(ok=True, text="49")
 

@@ -52,7 +52,7 @@ def long_run(template, *, steps=30, words=150, context=700, count=count_words, t
     limits = Limits(max_steps=steps + 5, max_total_tokens=10**7, max_turn_tokens=TURN_TOKENS,
                     max_observation_chars=10**6)
     agent = Agent(backend, [page_tool(words)], template, limits=limits, trace=trace)
-    return agent.run("Read every page of the log."), backend
+    return agent.run("Read every page of the log, from page 1 on."), backend
 
 
 # --- the pure policy -----------------------------------------------------------------

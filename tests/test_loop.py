@@ -78,6 +78,16 @@ def template():
     return load_template("classic")
 
 
+def still_unlabelled(thought: str) -> list[str]:
+    """A turn that stops after its thought, and the reply when the loop asks it to go on
+    (``policy.wants_label``): still no action and no answer, so the turn is a format error."""
+    return [thought, ""]
+
+
+NOT_GROUNDED = Limits(require_grounded_calls=False)
+"""For tests of tool faults, whose made-up arguments ("1") the grounding check would question first."""
+
+
 def make_agent(turns, tools, template, limits=Limits(), **kw):
     backend = kw.pop("backend", None) or ScriptedBackend(turns)
     return Agent(backend, tools, template, limits=limits, **kw), backend
@@ -228,25 +238,25 @@ def test_repeat_after_new_call_is_nudged_again_not_stopped(tools, template, call
     a = act("lookup", {"query": "cat"})
     b = act("lookup", {"query": "dog"})
     agent, _ = make_agent([a, a, b, a, final("done")], tools, template)
-    result = agent.run("q")
+    result = agent.run("What are a cat and a dog?")
     assert result.status == "answered"
     assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Retry", "RunTool", "Retry", "Finish"]
 
 
 def test_format_errors_stop_after_the_cap(tools, template):
     prose = " I think the answer is probably something."
-    agent, backend = make_agent([prose] * 5, tools, template, limits=Limits(max_format_errors=3))
+    agent, backend = make_agent(still_unlabelled(prose) * 5, tools, template, limits=Limits(max_format_errors=3))
     result = agent.run("q")
     assert result.status == "format_errors"
-    assert len(backend.calls) == 3
+    assert len(backend.calls) == 6  # each unusable turn: the turn, and once asked to go on
     # Each error message was shown to the model as the observation.
     err = result.steps[0].step.error
-    assert err is not None and err.message in backend.prompts[1]
+    assert err is not None and err.message in backend.prompts[2]
     assert result.answer.strip()
 
 
 def test_format_error_then_recovery(tools, template):
-    agent, backend = make_agent([" just chatting", final("fine")], tools, template,
+    agent, backend = make_agent([*still_unlabelled(" just chatting"), final("fine")], tools, template,
                                 limits=Limits(require_observation=False))
     result = agent.run("q")
     assert result.status == "answered" and result.answer == "fine"
@@ -271,7 +281,7 @@ def test_tool_failures_stop_after_retries(template, calls):
         raise RuntimeError(f"service down ({n})")
 
     turns = [act("flaky", {"n": i}) for i in range(10)]
-    agent, backend = make_agent(turns, [flaky], template, limits=Limits(max_tool_retries=2))
+    agent, backend = make_agent(turns, [flaky], template, limits=Limits(max_tool_retries=2, require_grounded_calls=False))
     result = agent.run("q")
     assert result.status == "tool_failures"
     assert calls.count("flaky") == 3  # first failure + 2 retries
@@ -294,7 +304,7 @@ def test_script_exhausted_is_a_backend_error(tools, template):
 
 def test_interrupted_in_model_turn(tools, template):
     agent, _ = make_agent([act("multiply", {"a": 1, "b": 5}), KeyboardInterrupt()], tools, template)
-    result = agent.run("q")
+    result = agent.run("What is 1 * 5?")
     assert result.status == "interrupted"
     assert len(result.steps) == 1 and "5" in result.answer
 
@@ -305,7 +315,7 @@ def test_interrupted_in_tool(template):
         """Simulates Ctrl-C while the tool runs."""
         raise KeyboardInterrupt
 
-    agent, _ = make_agent([act("boom", {"x": "1"})], [boom], template)
+    agent, _ = make_agent([act("boom", {"x": "1"})], [boom], template, limits=NOT_GROUNDED)
     result = agent.run("q")
     assert result.status == "interrupted"
 
@@ -351,7 +361,7 @@ def test_hanging_tool_times_out(template):
         return "late"
 
     agent, backend = make_agent([act("hang", {"x": "1"}), final("gave up waiting")], [hang], template,
-                                limits=Limits(tool_timeout_s=0.2))
+                                limits=Limits(tool_timeout_s=0.2, require_grounded_calls=False))
     try:
         result = agent.run("q")
     finally:
@@ -369,7 +379,7 @@ def test_megabyte_result_is_truncated(template):
         return "y" * 3_000_000
 
     agent, backend = make_agent([act("dump", {"x": "1"}), final("too big")], [dump], template,
-                                limits=Limits(max_observation_chars=500))
+                                limits=Limits(max_observation_chars=500, require_grounded_calls=False))
     result = agent.run("q")
     obs = result.steps[0].observation
     assert obs is not None and obs.truncated
@@ -378,7 +388,8 @@ def test_megabyte_result_is_truncated(template):
 
 
 def test_bad_arguments_become_observation(tools, template):
-    agent, backend = make_agent([act("multiply", {"a": "many", "b": 2}), final("?")], tools, template)
+    agent, backend = make_agent([act("multiply", {"a": "many", "b": 2}), final("?")], tools, template,
+                                limits=NOT_GROUNDED)
     result = agent.run("q")
     obs = result.steps[0].observation
     assert obs is not None and obs.code == "bad_arguments"
@@ -411,7 +422,7 @@ def test_require_observation_refuses_first_unsupported_answer(tools, template):
 def test_require_observation_accepts_answer_after_real_observation(tools, template):
     agent, backend = make_agent([act("multiply", {"a": 3, "b": 4}), final("12")], tools, template,
                                 limits=Limits(require_observation=True))
-    result = agent.run("q")
+    result = agent.run("What is 3 * 4?")
     assert result.status == "answered" and len(backend.calls) == 2
 
 
@@ -443,7 +454,7 @@ def test_answer_is_never_empty(tools, template, turns, limits):
 # --- the pure parts ---------------------------------------------------------------
 
 def test_decide_is_pure_and_data_only():
-    state = RunState(limits=Limits(), tool_names=("lookup",))
+    state = RunState(limits=Limits(), tool_names=("lookup",), question="What is a cat?")
     step = parse('Thought: x\nAction: lookup\nAction Input: {"query": "cat"}', {"lookup": {}})
     assert decide(state, step) == decide(state, step) == RunTool(step.actions[0])
     fin = parse("Thought: done\nFinal Answer: 7")
@@ -464,7 +475,7 @@ def test_fingerprint_canonical():
 
 def test_retryable_failure_is_rerun_not_nudged():
     action = Action("lookup", {"query": "cat"})
-    state = RunState(tool_names=("lookup",))
+    state = RunState(tool_names=("lookup",), question="What is a cat?")
     step = Step(text="", actions=(action,))
     rec = StepRecord(1, "", "", step, RunTool(action),
                      observation=Observation(False, "busy", "tool_error", retryable=True),
@@ -509,14 +520,14 @@ def test_propose_returns_step_without_running_tools(tools, template, calls):
 
 
 def test_propose_retries_format_errors_then_gives_last(tools, template):
-    agent, backend = make_agent([" hmm", act("lookup", {"query": "cat"})], tools, template)
+    agent, backend = make_agent([*still_unlabelled(" hmm"), act("lookup", {"query": "cat"})], tools, template)
     step = agent.propose("cat?")
     assert step.ok and step.actions[0].args == {"query": "cat"}
-    assert len(backend.calls) == 2 and backend.prompts[1].startswith(backend.prompts[0])
+    assert len(backend.calls) == 3 and backend.prompts[2].startswith(backend.prompts[0])
 
-    agent, backend = make_agent([" hmm"] * 5, tools, template, limits=Limits(max_format_errors=2))
+    agent, backend = make_agent(still_unlabelled(" hmm") * 5, tools, template, limits=Limits(max_format_errors=2))
     step = agent.propose("cat?")
-    assert step.error is not None and len(backend.calls) == 2
+    assert step.error is not None and len(backend.calls) == 4  # two unusable turns, each asked once to go on
 
 
 def test_propose_continues_from_history(tools, template):
@@ -591,11 +602,80 @@ def test_scripted_backend_behaves_like_a_backend():
 def test_a_chinese_question_under_an_english_template_is_corrected_in_chinese(tools):
     # classic words its instructions by the question's language, so its corrections follow suit
     template = load_template("classic")
-    backend = ScriptedBackend([" Hmm.", final("猫是一种小型猫科动物。")])
+    backend = ScriptedBackend([*still_unlabelled(" Hmm."), final("猫是一种小型猫科动物。")])
     agent = Agent(backend, tools, template)
     agent.run("猫是什么？")
-    correction = backend.prompts[1][len(backend.prompts[0]):]
+    correction = backend.prompts[2][len(backend.prompts[0]):]
     assert re.search(r"[\u4e00-\u9fff]{4}", correction), correction
-    backend = ScriptedBackend([" I wonder.", final("A small feline.")])
+    backend = ScriptedBackend([*still_unlabelled(" I wonder."), final("A small feline.")])
     Agent(backend, tools, template).run("What is a cat?")
-    assert not re.search(r"[\u4e00-\u9fff]", backend.prompts[1][len(backend.prompts[0]):])
+    assert not re.search(r"[\u4e00-\u9fff]", backend.prompts[2][len(backend.prompts[0]):])
+
+
+# --- a turn that stops after its thought is asked once to go on (policy.wants_label) ----------
+
+def test_a_turn_that_stops_after_its_thought_is_asked_to_go_on(tmp_path):
+    from react_text.trace import read_trace
+
+    backend = ScriptedBackend([" The answer is 77.", "Final Answer: 77"])
+    trace = tmp_path / "run.jsonl"
+    result = Agent(backend, [], "classic", trace=trace).run("How many days are 11 weeks?")
+    assert result.status == "answered" and result.answer == "77" and len(result.steps) == 1
+    step = result.steps[0]
+    assert isinstance(step.decision, Finish) and step.text == " The answer is 77.\nFinal Answer: 77"
+    # the continuation is the first prompt, the turn so far and a line break
+    assert backend.prompts[1] == backend.prompts[0] + " The answer is 77.\n"
+    events = read_trace(trace)
+    prompts = [e for e in events if e["event"] == "prompt"]
+    assert [p.get("reason") for p in prompts] == [None, "label_left_out"]
+    assert prompts[1]["n"] == 1 and prompts[1]["delta"] == " The answer is 77.\n"
+    turns = [e for e in events if e["event"] == "model_turn"]
+    assert [t["n"] for t in turns] == [1, 1]
+    # one step, both calls counted
+    assert step.completion_tokens == sum(t["completion_tokens"] for t in turns)
+    assert step.evaluated_tokens == sum(t["evaluated_tokens"] for t in turns)
+    assert step.prompt_tokens == turns[0]["prompt_tokens"]
+    assert result.totals.completion_tokens == step.completion_tokens
+
+
+def test_after_a_continued_turn_the_next_prompt_is_traced_whole(tools, template, tmp_path):
+    from react_text.trace import prompts_from_events, read_trace
+
+    backend = ScriptedBackend([" I should multiply.", act("multiply", {"a": 6, "b": 7}, thought="x"), final("42")])
+    trace = tmp_path / "run.jsonl"
+    result = Agent(backend, tools, template, trace=trace).run("What is 6 * 7?")
+    assert result.status == "answered" and [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"]
+    assert result.steps[0].text.startswith(" I should multiply.\n")
+    events = read_trace(trace)
+    prompts = [e for e in events if e["event"] == "prompt"]
+    assert "text" in prompts[2] and "delta" not in prompts[2]
+    assert prompts_from_events(events) == backend.prompts  # what replay rebuilds is what was sent
+
+
+def test_a_turn_cut_by_the_token_limit_is_not_continued(tools, template):
+    long = " " + " ".join(["word"] * 20)
+    backend = ScriptedBackend([long, *still_unlabelled(" ok"), final("77")])
+    result = Agent(backend, tools, template, limits=Limits(max_turn_tokens=8, require_observation=False)).run(
+        "How many days are 11 weeks?")
+    assert result.steps[0].finish_reason == "length"
+    # the next call is the next turn, after the error, not the cut turn asked to go on
+    assert "\nObservation:" in backend.prompts[1][len(backend.prompts[0]):]
+    assert result.steps[0].step.error is not None and result.status == "answered" and result.answer == "77"
+    assert len(result.steps) == 3 and len(backend.calls) == 4  # only the turn that stopped on its own went on
+
+
+def test_a_constrained_turn_is_not_continued(tools, template):
+    backend = ScriptedBackend([" The answer is 77.", final("77")], supports_grammar=True)
+    agent = Agent(backend, tools, template, constrain=True, limits=Limits(require_observation=False))
+    result = agent.run("How many days are 11 weeks?")
+    assert result.status == "answered" and result.answer == "77" and len(result.steps) == 2
+    assert isinstance(result.steps[0].decision, Retry) and result.steps[0].decision.reason == "format_error:no_action"
+    assert all(call.grammar for call in backend.calls)
+
+
+def test_a_continuation_that_still_has_no_label_is_one_format_error(tools, template):
+    backend = ScriptedBackend([*still_unlabelled(" Hmm."), final("77")])
+    result = Agent(backend, tools, template, limits=Limits(require_observation=False)).run("11 weeks in days?")
+    assert [type(s.decision).__name__ for s in result.steps] == ["Retry", "Finish"]
+    assert len(backend.calls) == 3 and backend.prompts[1] == backend.prompts[0] + " Hmm.\n"
+    assert result.steps[0].step.error.message in backend.prompts[2][len(backend.prompts[1]):]

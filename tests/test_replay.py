@@ -27,7 +27,8 @@ def final(answer: str) -> str:
 
 
 SCRIPT = [
-    " I will just guess.",  # a format error, fed back
+    " I will just guess.",  # stops after the thought: asked once to go on (policy.wants_label)
+    "",  # still no label: a format error, fed back
     act("calculator", {"expression": "37 * 91"}),
     act("calculator", {"expression": "37 * 91"}),  # a repeat: nudged
     act("calculator", {"expression": "3367 + 12"}) + "\nObservation: 3000",  # made-up tail: cut
@@ -123,12 +124,13 @@ def test_replay_without_verify_and_exhaustion(tmp_path, template):
 def test_replay_of_a_torn_trace(tmp_path, template):
     path, original, _ = record(tmp_path, template)
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    # Keep everything up to the third model turn, then half a line: a crash mid-write.
+    # Keep everything up to the third step's model turn (step 1 took two: the turn and its
+    # continuation), then half a line: a crash mid-write.
     turns = [i for i, line in enumerate(lines) if '"event": "model_turn"' in line]
-    cut = lines[: turns[2]] + [lines[turns[2]][:25]]
+    cut = lines[: turns[3]] + [lines[turns[3]][:25]]
     path.write_text("".join(cut), encoding="utf-8")
     replay = ReplayBackend.from_trace(path)
-    assert replay.remaining == 2
+    assert replay.remaining == 3
     result = Agent(replay, [calculator], template).run("What is 37 * 91 + 12?")
     assert result.status == "backend_error" and "exhausted" in result.answer
     assert len(result.steps) == 2
@@ -180,3 +182,46 @@ def test_console_colour_only_when_asked_or_on_a_tty(monkeypatch):
     out = io.StringIO()
     Console(out, colour=True)({"event": "run_end", "status": "answered", "answer": "42", "totals": {}})
     assert "\x1b[" in out.getvalue() and "Answer: 42" in out.getvalue()
+
+
+def test_replay_reproduces_a_turn_asked_to_go_on(tmp_path, template):
+    """A turn that stopped after its thought and was asked to go on (two model calls, one step)
+    replays exactly: the continuation's prompt is in the trace as a delta, the next prompt whole."""
+    question = "How many days are 11 weeks?"
+    path = tmp_path / "recorded.jsonl"
+    backend = ScriptedBackend([" The answer is 77.", "Final Answer: 77"])
+    original = Agent(backend, [], template, trace=path).run(question)
+    assert original.status == "answered" and original.answer == "77" and len(original.steps) == 1
+    events = read_trace(path)
+    assert [e.get("reason") for e in events if e["event"] == "prompt"] == [None, "label_left_out"]
+
+    replay = ReplayBackend.from_trace(path)
+    replay_path = tmp_path / "replayed.jsonl"
+    again = Agent(replay, [], template, trace=replay_path).run(question)
+    assert replay.remaining == 0
+    assert strip_timings(again) == strip_timings(original)
+    b = read_trace(replay_path)
+    assert len(events) == len(b)
+    for x, y in zip(events, b):
+        if x["event"] == "run_start":
+            x, y = {**x, "backend": None}, {**y, "backend": None}
+        assert without_timings(x) == without_timings(y)
+
+
+def test_a_continued_turn_then_a_tool_replays_and_a_divergence_names_the_turn(tmp_path, template):
+    script = [" I need to compute it.", act("calculator", {"expression": "37 * 91 + 12"}), final("3379")]
+    path, original, _ = record(tmp_path, template, script=script)
+    assert [type(s.decision).__name__ for s in original.steps] == ["RunTool", "Finish"]
+    replay = ReplayBackend.from_trace(path)
+    again = Agent(replay, [calculator], template).run("What is 37 * 91 + 12?")
+    assert strip_timings(again) == strip_timings(original) and replay.remaining == 0
+
+    wrong = dataclasses.replace(calculator, fn=lambda expression: "0")
+    result = Agent(ReplayBackend.from_trace(path), [wrong], template).run("What is 37 * 91 + 12?")
+    assert result.status == "backend_error" and "model turn 2's prompt" in result.answer
+
+    # a divergence at the continuation is named as such
+    replay = ReplayBackend.from_trace(path)
+    replay._prompts[1] = replay._prompts[1] + "x"  # noqa: SLF001 - a recording that differs at the continuation
+    result = Agent(replay, [calculator], template).run("What is 37 * 91 + 12?")
+    assert "model turn 1 (asked to go on)" in result.answer

@@ -137,7 +137,8 @@ def test_record_from_run_steps_equal_the_trace_run_end(tmp_path):
     from react_text.eval.suites import Task
     from react_text.trace import read_trace
 
-    backend = ScriptedBackend([" hmm, no label here", " ok\nFinal Answer: 4"])
+    # the unlabelled turn is asked once to go on (policy.wants_label) and still writes no label
+    backend = ScriptedBackend([" hmm, no label here", "", " ok\nFinal Answer: 4"])
     trace = tmp_path / "t.jsonl"
     result = Agent(backend, [], "classic", trace=trace).run("What is 2 + 2?")
     task = Task(id="x", question="What is 2 + 2?", expected=4, match="number", tools=(), lang="en",

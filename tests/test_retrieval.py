@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from react_text.backends.scripted import ScriptedBackend
 from react_text.eval.planning import task_tools
 from react_text.protocol.dialects import format_action, format_final
+from react_text.agent.decisions import RunTool
 from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.eval.suites import BUILTIN_TOOLS, load_suite, match_answer
 from react_text.prompting.templates import load_template
 from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, tool_terms
@@ -146,7 +148,8 @@ def test_a_hidden_tool_becomes_callable_after_list_tools_reveals_it():
         act("book_author", {"title": "The Salt Road"}),    # now it runs
         final("Mira Ostrander"),
         final("Mira Ostrander"),  # again after the "this question asks for a number" nudge
-    ], tool_retrieval=True, max_shown_tools=4)
+    ], tool_retrieval=True, max_shown_tools=4,
+        limits=Limits(require_grounded_calls=False))  # the title comes from nowhere, on purpose: the tool is hidden
     result = agent.run(question)
     assert result.status == "answered"
     first, listing, call = result.steps[:3]
@@ -158,6 +161,15 @@ def test_a_hidden_tool_becomes_callable_after_list_tools_reveals_it():
     assert revealed and revealed[0]["n"] == 2 and "book_author" in revealed[0]["tools"]
     # the prompt head never changed: each prompt extends the one before
     assert all(b.startswith(a) for a, b in zip(backend.prompts, backend.prompts[1:]))
+
+
+def test_a_list_tools_query_is_not_questioned_by_the_grounding_check():
+    """Its query describes the tool wanted ("unit conversion"), not a value the question holds."""
+    agent, backend, _ = make_agent([act(LIST_TOOLS, {"query": "unit conversion"}), final("68")],
+                                   tool_retrieval=True, max_shown_tools=2)
+    result = agent.run("How many kilograms are 150 pounds?")
+    assert result.status == "answered" and len(backend.calls) == 2
+    assert isinstance(result.steps[0].decision, RunTool) and result.steps[0].action.tool == LIST_TOOLS
 
 
 def test_each_run_starts_from_its_own_question():

@@ -255,20 +255,20 @@ def test_constrain_needs_a_grammar_backend() -> None:
     with pytest.raises(ValueError, match="grammar"):
         tool_calls(_user("hi"), TOOLS, backend=ScriptedBackend([]), constrain=True)
     backend = ScriptedBackend([WEATHER_TURN], supports_grammar=True)
-    tool_calls(_user("Weather?"), TOOLS, backend=backend, constrain=True)
+    tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, constrain=True)
     assert "get_weather" in backend.calls[0].grammar and "Final Answer" in backend.calls[0].grammar
 
 
 def test_the_grammar_is_the_default_when_the_backend_takes_one() -> None:
     """constrain=None (the default) constrains exactly when the backend supports grammars; False turns it off."""
     backend = ScriptedBackend([WEATHER_TURN], supports_grammar=True)
-    tool_calls(_user("Weather?"), TOOLS, backend=backend)
+    tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
     assert "get_weather" in backend.calls[0].grammar
     off = ScriptedBackend([WEATHER_TURN], supports_grammar=True)
-    tool_calls(_user("Weather?"), TOOLS, backend=off, constrain=False)
+    tool_calls(_user("Weather in Paris?"), TOOLS, backend=off, constrain=False)
     assert off.calls[0].grammar is None
     plain = ScriptedBackend([WEATHER_TURN])
-    assert tool_calls(_user("Weather?"), TOOLS, backend=plain)["finish_reason"] == "tool_calls"
+    assert tool_calls(_user("Weather in Paris?"), TOOLS, backend=plain)["finish_reason"] == "tool_calls"
     assert plain.calls[0].grammar is None
 
 
@@ -467,3 +467,62 @@ def test_an_answer_made_up_after_a_failed_call_is_sent_back_once() -> None:
     out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
     assert out["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
     assert out["format_errors"] == ["bad_arguments", "guard:no_observation"]
+
+
+# --- calls whose values come from nowhere (protocol.grounding) -------------------------------
+
+SPLIT = {
+    "type": "function",
+    "function": {
+        "name": "split_bill",
+        "description": "Split a bill evenly between people.",
+        "parameters": {
+            "type": "object",
+            "properties": {"total": {"type": "number"}, "people": {"type": "integer"}},
+            "required": ["total", "people"],
+        },
+    },
+}
+SPLIT_COPIED = ' I will split it.\nAction: split_bill\nAction Input: {"total": 2.5, "people": 12}'
+
+
+def test_a_call_with_values_from_nowhere_is_corrected_and_the_answer_comes_as_content() -> None:
+    backend = ScriptedBackend([SPLIT_COPIED, " No tool fits this.\nFinal Answer: Jane Austen"])
+    out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT, WEATHER], backend=backend)
+    assert out["finish_reason"] == "stop" and out["message"]["content"] == "Jane Austen"
+    assert not out["message"].get("tool_calls")
+    assert out["format_errors"] == ["guard:ungrounded"] and len(backend.calls) == 2
+    correction = backend.prompts[1][len(backend.prompts[0]):]
+    assert '"2.5" and "12"' in correction and "split_bill" in correction
+
+
+def test_the_repeat_of_a_corrected_call_is_returned() -> None:
+    backend = ScriptedBackend([SPLIT_COPIED, SPLIT_COPIED])
+    out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT], backend=backend)
+    (call,) = out["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"total": 2.5, "people": 12}
+
+
+def test_a_grounded_call_is_returned_at_once() -> None:
+    backend = ScriptedBackend([' I will split it.\nAction: split_bill\nAction Input: {"total": 120, "people": 4}'])
+    out = tool_calls(_user("Four of us share a bill of 120 dollars. How much each?"), [SPLIT], backend=backend)
+    assert out["finish_reason"] == "tool_calls" and len(backend.calls) == 1
+    (call,) = out["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"total": 120, "people": 4}
+
+
+def test_a_value_from_an_earlier_tool_result_is_grounded() -> None:
+    backend = ScriptedBackend([' Now split it.\nAction: split_bill\nAction Input: {"total": 86.4, "people": 3}'])
+    messages = _user("Split the dinner bill between the three of us.") + [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+            "name": "get_weather", "arguments": json.dumps({"city": "Paris"})}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "The bill came to 86.40 EUR."},
+    ]
+    out = tool_calls(messages, [SPLIT, WEATHER], backend=backend)
+    assert out["finish_reason"] == "tool_calls" and len(backend.calls) == 1
+
+
+def test_only_auto_calls_are_checked() -> None:
+    backend = ScriptedBackend([SPLIT_COPIED])
+    out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT], backend=backend, tool_choice="required")
+    assert out["finish_reason"] == "tool_calls" and len(backend.calls) == 1

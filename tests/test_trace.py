@@ -65,7 +65,7 @@ def test_ctrl_c_in_a_tool_leaves_a_complete_trace(tmp_path, template):
     path = tmp_path / "interrupted.jsonl"
     agent = Agent(ScriptedBackend([act("add", {"a": 1, "b": 1}), act("slow", {"x": "now"})]),
                   [add, slow], template, trace=path)
-    result = agent.run("q")
+    result = agent.run("What is 1 + 1, now?")
     assert result.status == "interrupted"
     events = read_trace(path)
     kinds = [e["event"] for e in events]

@@ -30,7 +30,7 @@ from ..prompting.evidence import evidence_lead
 from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError, as_template
 from ..protocol.dialects import format_action
-from ..redaction import Redactor
+from ..redaction import SECRET_FIELDS, Redactor
 from ..tools.cache import ToolCache
 from ..trace import TraceWriter
 from ..types import Action, Observation, Step
@@ -39,11 +39,11 @@ from .constrain import grammar_tokens, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
 from .names import backend_named, tools_by_name
-from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool, wants_label
+from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
 from .shown_tools import ShownTools
 from .state import Limits, RunState
-from .turn import Turn, ask_model, ask_to_go_on, read_turn
+from .turn import Turn, take_turn
 from .window import ContextWindow
 
 
@@ -323,6 +323,7 @@ class Agent:
             example_values=episode_values(shown),
             example_arguments=episode_arguments(shown),
             schemas=self._tool_specs,
+            secret_fields=self._redactor.fields if self._redactor is not None else SECRET_FIELDS,
         )
 
     def _shown_episodes(self, question: str) -> tuple[Any, ...]:
@@ -366,24 +367,11 @@ class Agent:
         else:
             events.emit("prompt", n=n, chars=len(prompt), delta=prompt[len(previous):])
         budget = max(1, self.limits.max_total_tokens - state.tokens)
-        max_tokens = min(self._turn_tokens, budget)
-        completion, seconds = ask_model(self.backend, prompt, n, events, self._clock, on_token=self.on_token,
-                                        stop=list(self.template.stop), max_tokens=max_tokens,
-                                        temperature=self.temperature, seed=self.seed, grammar=self.grammar)
         specs = {name: self._tool_specs[name] for name in state.tool_names}
-        step, kept = read_turn(self.template, completion, n, specs, prose=self.prose, lang=state.lang,
-                               max_tokens=max_tokens, lead=lead)
-        continued = self.grammar is None and wants_label(step, completion.finish_reason)
-        if continued:
-            more, more_seconds = ask_to_go_on(self.backend, prompt, completion, n, events, self._clock,
-                                              on_token=self.on_token, stop=list(self.template.stop),
-                                              max_tokens=max(1, max_tokens - completion.completion_tokens),
-                                              temperature=self.temperature, seed=self.seed)
-            completion, seconds = more, seconds + more_seconds
-            step, kept = read_turn(self.template, completion, n, specs, prose=self.prose, lang=state.lang,
-                                   max_tokens=max_tokens, lead=lead)
-        events.emit("step", n=n, step=step, kept=kept)
-        return Turn(completion, step, kept, seconds, max_tokens, continued)
+        return take_turn(self.backend, self.template, prompt, n, events, self._clock, specs=specs, prose=self.prose,
+                         lang=state.lang, lead=lead, on_token=self.on_token, stop=list(self.template.stop),
+                         max_tokens=min(self._turn_tokens, budget), temperature=self.temperature, seed=self.seed,
+                         grammar=self.grammar)
 
     def _act(
         self, turn: Turn, decision: Decision, n: int, state: RunState, started: float, events: Events

@@ -25,8 +25,9 @@ import json
 from dataclasses import replace
 from typing import Any, Sequence
 
+from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.grounding import grounding_nudge, ungrounded_values
+from ..protocol.grounding import answers_directly, grounding_nudge, ungrounded_values
 from ..protocol.guards import AnswerContext, Nudge, check_answer, say
 from ..types import Action, FormatError, Step
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
@@ -101,11 +102,15 @@ def decide(state: RunState, step: Step) -> Decision:
 
 
 def _ungrounded(state: RunState, action: Action) -> Nudge | None:
-    """The one correction for a call whose values come from nowhere (see ``grounding``)."""
+    """The one correction for a call whose values come from nowhere (see ``grounding``). Not for
+    ``list_tools``: its query describes the tool wanted, not a value from the question."""
     if not state.limits.require_grounded_calls or "ungrounded" in state.nudged:
         return None
+    if action.tool == LIST_TOOLS or answers_directly(action.tool):
+        return None
     missing = ungrounded_values(action.args, state.schemas.get(action.tool),
-                                (state.question, *(seen.text for seen in state.seen)), state.example_arguments)
+                                (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
+                                secret_fields=state.secret_fields)
     return grounding_nudge(action.tool, missing, state.lang) if missing else None
 
 

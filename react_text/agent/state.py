@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..redaction import SECRET_FIELDS
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -91,3 +93,6 @@ class RunState:
     """The shown episodes' call arguments (``episodes.episode_arguments``)."""
     schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each tool's JSON schema of parameters, by name."""
+    secret_fields: frozenset[str] = SECRET_FIELDS
+    """Argument names whose values are secrets (``redaction``): never checked by ``grounding``,
+    so a correction never quotes one."""

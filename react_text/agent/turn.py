@@ -15,7 +15,7 @@ from ..prompting.opening import parse_turn
 from ..types import Completion, Observation, Step
 from .decisions import Decision
 from .events import Events
-from .policy import flag_truncation, kept_text
+from .policy import flag_truncation, kept_text, wants_label
 from .results import CallRecord, StepRecord
 
 
@@ -90,6 +90,28 @@ def ask_to_go_on(backend: Backend, prompt: str, completion: Completion, n: int, 
     events.emit("prompt", n=n, chars=len(opened), delta=opened[len(prompt):], reason="label_left_out")
     more, seconds = ask_model(backend, opened, n, events, clock, on_token=on_token, **options)
     return joined(completion, more), seconds
+
+
+def take_turn(backend: Backend, template: Any, prompt: str, n: int, events: Events, clock: Callable[[], float], *,
+              specs: Mapping[str, Any], prose: str, lang: str, lead: str,
+              on_token: Callable[[str], None] | None, **options: Any) -> Turn:
+    """Turn ``n`` asked, read and, when the model stopped after its thought without writing the
+    label that follows it (``policy.wants_label``; never under a grammar), asked once to go on.
+    ``prompt`` already ends with ``lead``; ``options`` go to the backend (``max_tokens``, ...)."""
+    max_tokens = options["max_tokens"]
+    completion, seconds = ask_model(backend, prompt, n, events, clock, on_token=on_token, **options)
+    step, kept = read_turn(template, completion, n, specs, prose=prose, lang=lang, max_tokens=max_tokens, lead=lead)
+    continued = options.get("grammar") is None and wants_label(step, completion.finish_reason)
+    if continued:
+        more = {k: v for k, v in options.items() if k != "grammar"}
+        more["max_tokens"] = max(1, max_tokens - completion.completion_tokens)
+        completion, more_seconds = ask_to_go_on(backend, prompt, completion, n, events, clock, on_token=on_token,
+                                                **more)
+        seconds += more_seconds
+        step, kept = read_turn(template, completion, n, specs, prose=prose, lang=lang, max_tokens=max_tokens,
+                               lead=lead)
+    events.emit("step", n=n, step=step, kept=kept)
+    return Turn(completion, step, kept, seconds, max_tokens, continued)
 
 
 def read_turn(template: Any, completion: Completion, n: int, specs: Mapping[str, Any], *, prose: str, lang: str,

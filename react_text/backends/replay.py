@@ -63,6 +63,9 @@ class ReplayBackend:
             verify=verify,
         )
 
+    def _turn_name(self, i: int) -> str:
+        return _turn_name(self._turns, i)
+
     @property
     def remaining(self) -> int:
         return len(self._turns) - self._next
@@ -92,9 +95,9 @@ class ReplayBackend:
             raise BackendError(f"replay exhausted: the trace has {len(self._turns)} model turn(s)")
         if self.verify and self._prompts is not None:
             if i >= len(self._prompts):
-                raise BackendError(f"replay diverged at model turn {i + 1}: the trace has no prompt for it")
+                raise BackendError(f"replay diverged at {self._turn_name(i)}: the trace has no prompt for it")
             if prompt != self._prompts[i]:
-                raise BackendError(_divergence(f"model turn {i + 1}'s prompt", self._prompts[i], prompt))
+                raise BackendError(_divergence(f"{self._turn_name(i)}'s prompt", self._prompts[i], prompt))
         self._next += 1
         turn = self._turns[i]
         return Completion(
@@ -106,6 +109,14 @@ class ReplayBackend:
             seconds=float(turn.get("backend_seconds", 0.0) or 0.0),
             extra=dict(turn.get("extra") or {}),
         )
+
+
+def _turn_name(turns: Sequence[dict[str, Any]], i: int) -> str:
+    """Backend call ``i`` as the trace numbers it: its turn ``n``, and whether it continued that turn
+    (a turn asked to go on, ``policy.wants_label``, takes two calls with the same ``n``)."""
+    n = turns[i].get("n", i + 1)
+    again = any(t.get("n", j + 1) == n for j, t in enumerate(turns[:i]))
+    return f"model turn {n}" + (" (asked to go on)" if again else "")
 
 
 def _divergence(what: str, expected: str, got: str) -> str:

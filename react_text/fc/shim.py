@@ -32,7 +32,7 @@ from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_arguments, episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.templates import as_template
-from ..protocol.grounding import grounding_nudge, ungrounded_values
+from ..protocol.grounding import answers_directly, grounding_nudge, ungrounded_values
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
@@ -287,6 +287,8 @@ class _Attempts:
         if "ungrounded" in self.nudged:
             return verdict
         for name, args in verdict.calls:
+            if answers_directly(name):
+                continue  # a client's final_answer tool: its value is the model's answer
             missing = ungrounded_values(args, r.schemas.get(name), r.grounds, r.example_arguments)
             if missing:
                 self.nudged.add("ungrounded")

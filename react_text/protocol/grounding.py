@@ -12,6 +12,12 @@ spell the same way: enum members, defaults and booleans are not checked; a
 number may be written in words ("four of us", "三个人") or as a percentage;
 a string is grounded when any of its words, digit runs or Chinese character
 pairs is in the conversation; long free text (a message to send) is not checked.
+Credentials (a ``password``, an ``api_key``: the secret field names of
+``redaction``) are not checked either: they are not spelled out in a question,
+and quoting one back in the correction would write it into the trace and the
+console, past the redaction of named fields. A call to a tool that stands for
+the final answer (a client's ``final_answer`` tool) carries the model's own
+answer and is not checked (``answers_directly``).
 
 Pure functions over plain data.
 """
@@ -19,13 +25,16 @@ Pure functions over plain data.
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Any, Iterable, Mapping
 
 import regex
 
+from ..redaction import SECRET_FIELDS, is_secret_field
 from .guards import Nudge, say
+from .names import is_final_name
 
-__all__ = ["ungrounded_values", "grounding_nudge"]
+__all__ = ["answers_directly", "ungrounded_values", "grounding_nudge"]
 
 _FREE_TEXT_CHARS = 80
 _NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
@@ -56,6 +65,30 @@ def _zh_value(text: str) -> float:
     return float(total + digit)
 
 
+def _digit_run(run: str) -> str:
+    """A run of digits as ASCII without leading zeros (``007`` and ``٧`` are ``7``), at any length:
+    ``int`` refuses strings of more than 4300 digits, and a tool result may hold one."""
+    plain = "".join(str(d) if (d := unicodedata.digit(c, None)) is not None else c for c in run)
+    return plain.lstrip("0") or "0"
+
+
+def _as_number(value: int | float) -> float:
+    """``value`` as a float; an integer too large for one is infinity of its sign."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _written(value: Any) -> str:
+    """A value as the correction quotes it: strings as they are, small integers exactly."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and value.bit_length() <= 64:
+        return str(value)
+    return format(_as_number(value), "g")
+
+
 def _numbers(text: str) -> set[float]:
     found = {float(m.replace(",", "")) for m in _NUMBER.findall(text) if m.replace(",", "").strip(".")}
     lowered = text.lower()
@@ -70,7 +103,7 @@ class _Grounds:
     def __init__(self, texts: Iterable[str]) -> None:
         self.text = "\n".join(t for t in texts if t).casefold()
         self.numbers = _numbers(self.text)
-        self.digit_runs = {int(d) for d in _DIGITS.findall(self.text)}
+        self.digit_runs = {_digit_run(d) for d in _DIGITS.findall(self.text)}
 
     def has_number(self, value: float) -> bool:
         candidates = (value, value * 100, value / 100, -value)
@@ -81,7 +114,7 @@ class _Grounds:
             return True  # "56789 × 4321" for "56,789 × 4,321"
         text = value.casefold()
         words = [w for w in _WORD.findall(text) if w not in _STOP]
-        digits = [int(d) for d in _DIGITS.findall(text)]
+        digits = [_digit_run(d) for d in _DIGITS.findall(text)]
         pairs = [run[i:i + 2] if len(run) > 1 else run for run in _CJK.findall(text) for i in range(max(1, len(run) - 1))]
         if not (words or digits or pairs):
             return True  # nothing to look for: punctuation, a symbol
@@ -90,19 +123,25 @@ class _Grounds:
                 or any(p in self.text for p in pairs))
 
 
-def _leaves(value: Any, schema: Any, path: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
-    """Every scalar argument with its property schema (empty when the schema does not say)."""
+def answers_directly(tool: str) -> bool:
+    """A tool that stands for the final answer (``final_answer``): its values are the answer itself."""
+    return is_final_name(tool)
+
+
+def _leaves(value: Any, schema: Any, key: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
+    """Every scalar argument with the name it goes by (its nearest key) and its property schema
+    (empty when the schema does not say)."""
     prop = schema if isinstance(schema, Mapping) else {}
     if isinstance(value, Mapping):
         props = prop.get("properties") if isinstance(prop.get("properties"), Mapping) else {}
-        for key, item in value.items():
-            yield from _leaves(item, props.get(key, {}), f"{path}.{key}" if path else str(key))
+        for name, item in value.items():
+            yield from _leaves(item, props.get(name, {}), str(name))
     elif isinstance(value, (list, tuple)):
         items = prop.get("items", {})
         for item in value:
-            yield from _leaves(item, items, path)
+            yield from _leaves(item, items, key)
     else:
-        yield path, value, prop
+        yield key, value, prop
 
 
 def _checked(value: Any, prop: Mapping[str, Any]) -> bool:
@@ -115,21 +154,22 @@ def _checked(value: Any, prop: Mapping[str, Any]) -> bool:
 
 
 def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterable[str],
-                      examples: Iterable[str] = ()) -> tuple[str, ...]:
+                      examples: Iterable[str] = (), *, secret_fields: frozenset[str] = SECRET_FIELDS) -> tuple[str, ...]:
     """The argument values (as written) that appear nowhere in ``texts`` (the question, the
     results so far); empty when every checked value is grounded.
 
     A number must be in ``texts``. A string is reported only when it also echoes ``examples``
     (the arguments of the shown episodes): a search query is the model's own wording, and a
-    paraphrase ("current balance" for "money in my bank account") is no copy."""
+    paraphrase ("current balance" for "money in my bank account") is no copy. Values of
+    ``secret_fields`` (normalised names, as ``redaction.Redactor.fields``) are never checked nor quoted."""
     grounds = _Grounds(texts)
     shown = _Grounds(examples)
     missing: list[str] = []
-    for _path, value, prop in _leaves(args, schema or {}, ""):
-        if not _checked(value, prop):
+    for key, value, prop in _leaves(args, schema or {}, ""):
+        if not _checked(value, prop) or is_secret_field(key, secret_fields):
             continue
         if isinstance(value, (int, float)):
-            ok = grounds.has_number(float(value))
+            ok = grounds.has_number(_as_number(value))
         else:
             text = str(value)
             number = text.replace(",", "").strip()
@@ -138,7 +178,7 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
             else:
                 ok = grounds.has_string(text) or not shown.has_string(text)
         if not ok:
-            missing.append(value if isinstance(value, str) else format(value, "g"))
+            missing.append(_written(value))
     return tuple(dict.fromkeys(missing))
 
 

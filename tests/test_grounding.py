@@ -1,0 +1,256 @@
+"""Calls whose values come from nowhere: ``protocol.grounding`` and the loop's one correction.
+
+The shim's side of the check is in test_shim.py.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from react_text.agent.decisions import Finish, Retry, RunTool
+from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
+from react_text.backends.scripted import ScriptedBackend
+from react_text.cli.console import Console
+from react_text.prompting.templates import load_template
+from react_text.protocol.dialects import format_action, format_final
+from react_text.protocol.grounding import answers_directly, grounding_nudge, ungrounded_values
+from react_text.tools.spec import tool
+
+AUSTEN = "Who wrote Pride and Prejudice?"
+
+
+# --- ungrounded_values -------------------------------------------------------------
+
+DEMO = ['{"item": "sample item"}', '{"city": "Lyon", "stops": ["Dijon"]}', '{"date": "2031-03-04"}']
+"""The arguments of the shown episodes: a string is reported only when it echoes them."""
+
+
+def test_values_copied_from_nowhere_are_reported():
+    assert ungrounded_values({"item": "sample item"}, None, ["How much is 20 EUR in USD?"], DEMO) == ("sample item",)
+    assert ungrounded_values({"total": 2.5, "people": 12}, None, [AUSTEN]) == ("2.5", "12")
+
+
+def test_a_string_of_the_models_own_words_is_no_copy():
+    # a search query paraphrases the question: only a string that echoes the episodes is reported
+    question = "How much money is in my bank account right now?"
+    assert ungrounded_values({"query": "current balance"}, None, [question], DEMO) == ()
+    assert ungrounded_values({"query": "sample item"}, None, [question], DEMO) == ("sample item",)
+    assert ungrounded_values({"query": "sample item"}, None, [question]) == ()  # no episodes shown
+
+
+def test_numbers_inside_a_string_compare_as_numbers():
+    assert ungrounded_values({"expression": "56789 × 4321"}, None, ["计算 56,789 × 4,321 的结果。"], ["56789"]) == ()
+
+
+def test_each_value_is_reported_once_as_written():
+    assert ungrounded_values({"a": 12, "b": 12, "c": "12"}, None, [AUSTEN]) == ("12",)
+    assert ungrounded_values({"n": 123456789}, None, [AUSTEN]) == ("123456789",)  # not 1.23457e+08
+
+
+@pytest.mark.parametrize("args,question", [
+    ({"people": 4, "total": 120}, "Four of us had dinner for 120 dollars. How much each?"),
+    ({"people": 3, "total": 90}, "三个人吃饭花了90元，每人多少？"),
+    ({"people": 12}, "A dozen friends share the bill."),
+    ({"total": 1250}, "The bill is 1,250 dollars."),
+])
+def test_numbers_written_in_words_or_with_separators_are_grounded(args, question):
+    assert ungrounded_values(args, None, [question]) == ()
+
+
+def test_a_percentage_may_be_written_as_the_number_or_as_a_fraction():
+    question = "What is a 10% tip on a bill of 80 dollars?"
+    assert ungrounded_values({"percent": 10, "bill": 80}, None, [question]) == ()
+    assert ungrounded_values({"rate": 0.1, "bill": 80}, None, [question]) == ()
+
+
+def test_enum_members_defaults_booleans_and_none_are_not_checked():
+    schema = {"type": "object", "properties": {
+        "target": {"type": "string", "enum": ["EUR", "USD", "GBP"]},
+        "kind": {"const": "spot"},
+        "precision": {"type": "integer", "default": 2},
+        "round": {"type": "boolean"},
+    }}
+    args = {"target": "GBP", "kind": "spot", "precision": 2, "round": True, "note": None}
+    assert ungrounded_values(args, schema, ["How much is 20 EUR?"]) == ()
+    # a value other than the default is checked
+    assert ungrounded_values({"precision": 7}, schema, ["How much is 20 EUR?"]) == ("7",)
+
+
+def test_long_free_text_is_not_checked():
+    message = "Dear team, the quarterly report is attached; please read it before Friday's meeting. Thanks!"
+    assert len(message) > 80
+    assert ungrounded_values({"to": "team", "body": message}, None, ["Send the report to the team."]) == ()
+
+
+def test_a_value_found_in_an_observation_is_grounded():
+    texts = ["Where is the nearest airport?", "The nearest city is Lyon (population 522,000)."]
+    assert ungrounded_values({"city": "Lyon", "population": 522000}, None, texts) == ()
+    assert ungrounded_values({"city": "Lyon"}, None, texts[:1], DEMO) == ("Lyon",)
+
+
+def test_strings_are_grounded_by_any_word_digit_run_or_chinese_pair():
+    assert ungrounded_values({"city": "北京市"}, None, ["北京今天天气怎么样？"]) == ()
+    assert ungrounded_values({"city": "上海"}, None, ["北京今天天气怎么样？"], ['{"city": "上海"}']) == ("上海",)
+    assert ungrounded_values({"title": "the Pride"}, None, [AUSTEN]) == ()
+    assert ungrounded_values({"query": "authors"}, None, ["Which author wrote it?"]) == ()  # "autho..." stem
+    assert ungrounded_values({"x": "+"}, None, [AUSTEN]) == ()  # nothing to look for
+
+
+def test_a_date_is_grounded_when_its_parts_are_in_the_question():
+    assert ungrounded_values({"date": "1969-07-20"}, None, ["What day of the week was 20 July 1969?"]) == ()
+    assert ungrounded_values({"date": "2031-03-04"}, None, [AUSTEN], DEMO) == ("2031-03-04",)
+
+
+def test_nested_arguments_and_lists_are_walked():
+    schema = {"properties": {"trip": {"properties": {"mode": {"enum": ["car", "train"]}}},
+                             "stops": {"items": {"type": "string"}}}}
+    args = {"trip": {"mode": "train", "from": "Paris"}, "stops": ["Dijon", "Lyon"]}
+    assert ungrounded_values(args, schema, ["By train from Paris to Lyon"], DEMO) == ("Dijon",)
+
+
+def test_secrets_are_never_checked_nor_quoted():
+    args = {"user": "ann", "password": "hunter2-secret", "Api-Key": "k-123456"}
+    assert ungrounded_values(args, None, ["Log in as ann"]) == ()
+    assert ungrounded_values({"pin": "9911"}, None, ["x"]) == ("9911",)
+    assert ungrounded_values({"pin": "9911"}, None, ["x"], secret_fields=frozenset({"pin"})) == ()
+
+
+def test_huge_numbers_do_not_break_the_check():
+    # int() refuses more than 4300 digits and float() overflows on a huge int: neither may escape
+    assert ungrounded_values({"q": "page 5"}, None, ["1" * 5000, "see 05"]) == ()
+    assert ungrounded_values({"n": 10**400, "m": -(10**400)}, None, [AUSTEN]) == ("inf", "-inf")
+
+
+def test_a_final_answer_tool_answers_directly():
+    assert answers_directly("final_answer") and answers_directly("Final Answer")
+    assert not answers_directly("get_weather")
+
+
+def test_the_correction_names_the_tool_and_values_in_the_prompt_language():
+    en = grounding_nudge("split_bill", ("2.5", "12"), "en")
+    assert en.code == "ungrounded" and "split_bill" in en.message and '"2.5" and "12"' in en.message
+    assert "answer it directly" in en.message
+    assert "answer it directly" not in grounding_nudge("split_bill", ("2.5",), "en", may_decline=False).message
+    zh = grounding_nudge("split_bill", ("2.5", "12", "x", "y"), "zh")
+    assert "“2.5”、“12”、“x”" in zh.message and "“y”" not in zh.message  # at most three values
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=JSON, schema=JSON, texts=st.lists(st.text(max_size=60), max_size=3))
+def test_never_raises_on_any_json_like_arguments_and_schema(args, schema, texts):
+    missing = ungrounded_values(args, schema if isinstance(schema, dict) else None, texts)
+    assert isinstance(missing, tuple) and all(isinstance(v, str) for v in missing)
+    assert len(set(missing)) == len(missing)
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=st.text(min_size=1, max_size=30).filter(lambda s: s.strip()))
+def test_a_string_written_in_the_question_is_grounded(value):
+    assert ungrounded_values({"q": value}, None, [f"Please look up {value} for me."]) == ()
+
+
+# --- in the loop --------------------------------------------------------------------
+
+def act(name: str, args, thought: str = "I will split the bill.") -> str:
+    return f" {thought}\n{format_action('classic', name, args)}"
+
+
+def final(answer: str) -> str:
+    return f" I know it.\n{format_final('classic', answer)}"
+
+
+@pytest.fixture
+def ran() -> list:
+    return []
+
+
+@pytest.fixture
+def tools(ran):
+    @tool
+    def split_bill(total: float, people: int) -> str:
+        """Split a bill evenly between people."""
+        ran.append((total, people))
+        return f"{total / people:.2f} each"
+
+    @tool
+    def book_author(title: str) -> str:
+        """Who wrote a book."""
+        ran.append(title)
+        return "Jane Austen" if "pride" in title.lower() else "unknown"
+
+    return [split_bill, book_author]
+
+
+COPIED = act("split_bill", {"total": 2.5, "people": 12})
+
+
+def test_a_call_from_nowhere_is_corrected_once_then_a_repeat_runs(tools, ran):
+    backend = ScriptedBackend([COPIED, COPIED, final("Jane Austen")])
+    result = Agent(backend, tools, load_template("classic")).run(AUSTEN)
+    assert result.status == "answered" and result.answer == "Jane Austen"
+    corrected, repeated, _ = result.steps
+    assert isinstance(corrected.decision, Retry) and corrected.decision.reason == "guard:ungrounded"
+    assert '"2.5" and "12"' in corrected.observation_text and "split_bill" in corrected.observation_text
+    assert corrected.observation_text in backend.prompts[1]
+    assert isinstance(repeated.decision, RunTool) and ran == [(2.5, 12)]  # the repeat runs: one correction a run
+    assert isinstance(result.steps[2].decision, Finish)
+
+
+def test_after_the_correction_a_grounded_call_runs(tools, ran):
+    backend = ScriptedBackend([COPIED, act("book_author", {"title": "Pride and Prejudice"}), final("Jane Austen")])
+    result = Agent(backend, tools, load_template("classic")).run(AUSTEN)
+    assert result.status == "answered"
+    assert [type(s.decision).__name__ for s in result.steps] == ["Retry", "RunTool", "Finish"]
+    assert ran == ["Pride and Prejudice"]
+
+
+def test_a_grounded_call_runs_at_once(tools, ran):
+    backend = ScriptedBackend([act("split_bill", {"total": 120, "people": 4}), final("30.00 each")])
+    result = Agent(backend, tools, load_template("classic")).run("Four of us share a bill of 120 dollars.")
+    assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"] and ran == [(120, 4)]
+
+
+def test_require_grounded_calls_false_turns_the_check_off(tools, ran):
+    backend = ScriptedBackend([COPIED, final("0.21 each")])
+    agent = Agent(backend, tools, load_template("classic"), limits=Limits(require_grounded_calls=False))
+    result = agent.run(AUSTEN)
+    assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"]
+    assert ran == [(2.5, 12)] and len(backend.calls) == 2
+
+
+def test_a_chinese_question_gets_the_chinese_correction(tools, ran):
+    backend = ScriptedBackend([COPIED, COPIED, final("简·奥斯汀")])
+    result = Agent(backend, tools, load_template("classic")).run("《傲慢与偏见》的作者是谁？")
+    text = result.steps[0].observation_text
+    assert result.steps[0].decision.reason == "guard:ungrounded"
+    assert text.startswith("你调用 split_bill 时用了") and "“2.5”、“12”" in text
+    assert "appear in neither" not in backend.prompts[1]
+
+
+def test_the_correction_never_quotes_a_secret(tmp_path: Path):
+    @tool
+    def login(user: str, pin: str) -> str:
+        """Log in."""
+        return "welcome"
+
+    turn = act("login", {"user": "ann", "pin": "4417"}, thought="I log in.")
+    out = io.StringIO()
+    agent = Agent(ScriptedBackend([turn, final("logged in")]), [login], load_template("classic"),
+                  trace=tmp_path / "run.jsonl", on_event=Console(out, colour=False), redact=["pin"])
+    result = agent.run("Log in as ann")
+    assert result.status == "answered" and isinstance(result.steps[0].decision, RunTool)
+    assert "4417" not in (tmp_path / "run.jsonl").read_text() and "4417" not in out.getvalue()
+
