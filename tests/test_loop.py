@@ -638,6 +638,13 @@ def test_a_turn_that_stops_after_its_thought_is_asked_to_go_on(tmp_path):
     assert result.totals.completion_tokens == step.completion_tokens
 
 
+def test_a_continued_turn_streams_as_it_is_joined():
+    pieces: list[str] = []
+    result = Agent(ScriptedBackend([" The answer is 77.", "Final Answer: 77"]), [], "classic",
+                   on_token=pieces.append).run("How many days are 11 weeks?")
+    assert "".join(pieces) == result.steps[0].text == " The answer is 77.\nFinal Answer: 77"
+
+
 def test_after_a_continued_turn_the_next_prompt_is_traced_whole(tools, template, tmp_path):
     from react_text.trace import prompts_from_events, read_trace
 

@@ -88,6 +88,8 @@ def ask_to_go_on(backend: Backend, prompt: str, completion: Completion, n: int, 
     model wrote before it; the trace gets the extra prompt as a delta and its own ``model_turn``."""
     opened = prompt + completion.text.rstrip() + "\n"
     events.emit("prompt", n=n, chars=len(opened), delta=opened[len(prompt):], reason="label_left_out")
+    if on_token is not None:
+        on_token("\n")  # a live view shows the turn as it is joined
     more, seconds = ask_model(backend, opened, n, events, clock, on_token=on_token, **options)
     return joined(completion, more), seconds
 
