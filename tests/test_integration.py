@@ -57,14 +57,20 @@ def test_smollm2_run_is_well_formed(request, tmp_path, backend_name, template_na
     events = read_trace(path)
     kinds = [e["event"] for e in events]
     assert kinds[0] == "run_start" and kinds[-1] == "run_end"
-    assert kinds.count("model_turn") == len(result.steps)
+    assert sorted({e["n"] for e in iter_events(events, "model_turn")}) == [s.n for s in result.steps]
     assert events[-1]["status"] == result.status and events[-1]["answer"] == result.answer
 
-    prompts = prompts_from_events(events)
+    # one prompt per step, besides the extra one of a turn asked to go on after its thought
+    asked = [e for e in events if e["event"] == "prompt"]
+    prompts = [p for p, e in zip(prompts_from_events(events), asked) if e.get("reason") != "label_left_out"]
+    continued = {e["n"] for e in asked if e.get("reason") == "label_left_out"}
+    assert len(prompts) == len(result.steps)
     for n in range(1, len(prompts)):
         prev = result.steps[n - 1]
         assert prompts[n].startswith(prompts[n - 1] + prev.kept)
         assert prompts[n] == prompts[n - 1] + prev.kept + template.observation(prev.observation_text, n)
+        if prev.n in continued:
+            continue  # the cache then holds the two halves of that turn, not its kept text
         # llama.cpp re-evaluated only the appended observation, not the whole prompt.
         appended = prompts[n][len(prompts[n - 1]) + len(prev.kept):]
         turn = result.steps[n]
