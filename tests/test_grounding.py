@@ -19,7 +19,7 @@ from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.console import Console
 from react_text.prompting.templates import load_template
 from react_text.protocol.dialects import format_action, format_final
-from react_text.protocol.grounding import answers_directly, grounding_nudge, ungrounded_values
+from react_text.protocol.grounding import check_call, grounding_nudge, ungrounded_values
 from react_text.tools.spec import tool
 
 AUSTEN = "Who wrote Pride and Prejudice?"
@@ -128,15 +128,16 @@ def test_huge_numbers_do_not_break_the_check():
 
 
 def test_a_final_answer_tool_answers_directly():
-    assert answers_directly("final_answer") and answers_directly("Final Answer")
-    assert not answers_directly("get_weather")
+    # its value is the model's own answer, never in the question: not questioned
+    assert check_call("final_answer", {"answer": "Jane Austen"}, None, [AUSTEN], ['{"answer": "Jane Austen"}']) is None
+    assert check_call("Final Answer", {"answer": 2.5}, None, [AUSTEN]) is None
+    assert check_call("get_weather", {"days": 2.5}, None, [AUSTEN]) is not None
 
 
 def test_the_correction_names_the_tool_and_values_in_the_prompt_language():
     en = grounding_nudge("split_bill", ("2.5", "12"), "en")
     assert en.code == "ungrounded" and "split_bill" in en.message and '"2.5" and "12"' in en.message
     assert "answer it directly" in en.message
-    assert "answer it directly" not in grounding_nudge("split_bill", ("2.5",), "en", may_decline=False).message
     zh = grounding_nudge("split_bill", ("2.5", "12", "x", "y"), "zh")
     assert "“2.5”、“12”、“x”" in zh.message and "“y”" not in zh.message  # at most three values
 
@@ -246,11 +247,11 @@ def test_the_correction_never_quotes_a_secret(tmp_path: Path):
         """Log in."""
         return "welcome"
 
-    turn = act("login", {"user": "ann", "pin": "4417"}, thought="I log in.")
+    turn = act("login", {"user": "ann", "pin": "73195468"}, thought="I log in.")
     out = io.StringIO()
     agent = Agent(ScriptedBackend([turn, final("logged in")]), [login], load_template("classic"),
                   trace=tmp_path / "run.jsonl", on_event=Console(out, colour=False), redact=["pin"])
     result = agent.run("Log in as ann")
     assert result.status == "answered" and isinstance(result.steps[0].decision, RunTool)
-    assert "4417" not in (tmp_path / "run.jsonl").read_text() and "4417" not in out.getvalue()
+    assert "73195468" not in (tmp_path / "run.jsonl").read_text() and "73195468" not in out.getvalue()  # 8 digits: no timing figure holds them by chance
 

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.grounding import answers_directly, grounding_nudge, ungrounded_values
+from ..protocol.grounding import check_call
 from ..protocol.guards import AnswerContext, Nudge, check_answer, say
 from ..types import Action, FormatError, Step
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
@@ -106,12 +106,11 @@ def _ungrounded(state: RunState, action: Action) -> Nudge | None:
     ``list_tools``: its query describes the tool wanted, not a value from the question."""
     if not state.limits.require_grounded_calls or "ungrounded" in state.nudged:
         return None
-    if action.tool == LIST_TOOLS or answers_directly(action.tool):
+    if action.tool == LIST_TOOLS:
         return None
-    missing = ungrounded_values(action.args, state.schemas.get(action.tool),
-                                (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
-                                secret_fields=state.secret_fields)
-    return grounding_nudge(action.tool, missing, state.lang) if missing else None
+    return check_call(action.tool, action.args, state.schemas.get(action.tool),
+                      (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
+                      lang=state.lang, secret_fields=state.secret_fields)
 
 
 def _answer_context(state: RunState) -> AnswerContext:

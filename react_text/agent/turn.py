@@ -105,8 +105,7 @@ def take_turn(backend: Backend, template: Any, prompt: str, n: int, events: Even
     step, kept = read_turn(template, completion, n, specs, prose=prose, lang=lang, max_tokens=max_tokens, lead=lead)
     continued = options.get("grammar") is None and wants_label(step, completion.finish_reason)
     if continued:
-        more = {k: v for k, v in options.items() if k != "grammar"}
-        more["max_tokens"] = max(1, max_tokens - completion.completion_tokens)
+        more = {**options, "max_tokens": max(1, max_tokens - completion.completion_tokens)}
         completion, more_seconds = ask_to_go_on(backend, prompt, completion, n, events, clock, on_token=on_token,
                                                 **more)
         seconds += more_seconds

@@ -63,9 +63,6 @@ class ReplayBackend:
             verify=verify,
         )
 
-    def _turn_name(self, i: int) -> str:
-        return _turn_name(self._turns, i)
-
     @property
     def remaining(self) -> int:
         return len(self._turns) - self._next
@@ -95,9 +92,9 @@ class ReplayBackend:
             raise BackendError(f"replay exhausted: the trace has {len(self._turns)} model turn(s)")
         if self.verify and self._prompts is not None:
             if i >= len(self._prompts):
-                raise BackendError(f"replay diverged at {self._turn_name(i)}: the trace has no prompt for it")
+                raise BackendError(f"replay diverged at {_turn_name(self._turns, i)}: the trace has no prompt for it")
             if prompt != self._prompts[i]:
-                raise BackendError(_divergence(f"{self._turn_name(i)}'s prompt", self._prompts[i], prompt))
+                raise BackendError(_divergence(f"{_turn_name(self._turns, i)}'s prompt", self._prompts[i], prompt))
         self._next += 1
         turn = self._turns[i]
         return Completion(

@@ -32,7 +32,7 @@ from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_arguments, episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.templates import as_template
-from ..protocol.grounding import answers_directly, grounding_nudge, ungrounded_values
+from ..protocol.grounding import check_call
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
@@ -287,13 +287,11 @@ class _Attempts:
         if "ungrounded" in self.nudged:
             return verdict
         for name, args in verdict.calls:
-            if answers_directly(name):
-                continue  # a client's final_answer tool: its value is the model's answer
-            missing = ungrounded_values(args, r.schemas.get(name), r.grounds, r.example_arguments)
-            if missing:
-                self.nudged.add("ungrounded")
-                return Verdict(problem=grounding_nudge(name, missing, r.answer_context.lang).message,
-                               code="guard:ungrounded")
+            nudge = check_call(name, args, r.schemas.get(name), r.grounds, r.example_arguments,
+                               lang=r.answer_context.lang)
+            if nudge is not None:
+                self.nudged.add(nudge.code)
+                return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
         return verdict
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:

@@ -10,14 +10,16 @@ a repeat of the call then runs (the loop and the shim give each check once).
 The test is lenient where models legitimately write what the text does not
 spell the same way: enum members, defaults and booleans are not checked; a
 number may be written in words ("four of us", "三个人") or as a percentage;
-a string is grounded when any of its words, digit runs or Chinese character
-pairs is in the conversation; long free text (a message to send) is not checked.
+a string is reported only when none of its words, digit runs or Chinese
+character pairs is in the conversation and it echoes the shown episodes'
+arguments (a search query in the model's own words is no copy); long free
+text (a message to send) is not checked.
 Credentials (a ``password``, an ``api_key``: the secret field names of
 ``redaction``) are not checked either: they are not spelled out in a question,
 and quoting one back in the correction would write it into the trace and the
 console, past the redaction of named fields. A call to a tool that stands for
 the final answer (a client's ``final_answer`` tool) carries the model's own
-answer and is not checked (``answers_directly``).
+answer and is not checked.
 
 Pure functions over plain data.
 """
@@ -34,7 +36,7 @@ from ..redaction import SECRET_FIELDS, is_secret_field
 from .guards import Nudge, say
 from .names import is_final_name
 
-__all__ = ["answers_directly", "ungrounded_values", "grounding_nudge"]
+__all__ = ["check_call", "grounding_nudge", "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
 _NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
@@ -123,11 +125,6 @@ class _Grounds:
                 or any(p in self.text for p in pairs))
 
 
-def answers_directly(tool: str) -> bool:
-    """A tool that stands for the final answer (``final_answer``): its values are the answer itself."""
-    return is_final_name(tool)
-
-
 def _leaves(value: Any, schema: Any, key: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
     """Every scalar argument with the name it goes by (its nearest key) and its property schema
     (empty when the schema does not say)."""
@@ -182,7 +179,7 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
     return tuple(dict.fromkeys(missing))
 
 
-def grounding_nudge(tool: str, missing: tuple[str, ...], lang: str, *, may_decline: bool = True) -> Nudge:
+def grounding_nudge(tool: str, missing: tuple[str, ...], lang: str) -> Nudge:
     """The correction for a call whose values come from nowhere, in the prompt's language."""
     shown = missing[:3]
     en_values = " and ".join(f'"{v}"' for v in shown)
@@ -190,8 +187,19 @@ def grounding_nudge(tool: str, missing: tuple[str, ...], lang: str, *, may_decli
     return Nudge("ungrounded", say(
         lang,
         f"Your call to {tool} uses {en_values}, which appear in neither the question nor any result. "
-        "Take the values from the question or the results"
-        + ("; if none of the tools fits the question, answer it directly instead." if may_decline else "."),
-        f"你调用 {tool} 时用了 {zh_values}，但问题和已有结果里都没有这些值。参数要取自问题或结果"
-        + ("；如果没有合适的工具，就直接回答问题。" if may_decline else "。"),
+        "Take the values from the question or the results; if none of the tools fits the question, "
+        "answer it directly instead.",
+        f"你调用 {tool} 时用了 {zh_values}，但问题和已有结果里都没有这些值。参数要取自问题或结果；"
+        "如果没有合适的工具，就直接回答问题。",
     ))
+
+
+def check_call(tool: str, args: Any, schema: Mapping[str, Any] | None, texts: Iterable[str],
+               examples: Iterable[str] = (), *, lang: str = "en",
+               secret_fields: frozenset[str] = SECRET_FIELDS) -> Nudge | None:
+    """The correction a call deserves (``ungrounded_values`` and ``grounding_nudge``), or None.
+    A tool that stands for the final answer (``final_answer``) carries the answer itself: never questioned."""
+    if is_final_name(tool):
+        return None
+    missing = ungrounded_values(args, schema, texts, examples, secret_fields=secret_fields)
+    return grounding_nudge(tool, missing, lang) if missing else None
