@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
 from react_text.protocol.names import FINAL_NAMES
+from react_text.protocol.lines import SPECIAL_TOKENS
 from react_text.protocol.parser import parse
 from react_text.types import Step
 
@@ -90,9 +91,6 @@ TAILS = [
     "\nQuestion: What is the capital of Peru?\nThought: I should search.",
     "\nFinal Answer: made up",
 ]
-
-
-SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
 
 
 def no_special_token(s: str) -> bool:
