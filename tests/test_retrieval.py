@@ -21,7 +21,7 @@ from react_text.agent.loop import Agent
 from react_text.agent.state import Limits
 from react_text.eval.suites import BUILTIN_TOOLS, load_suite, match_answer
 from react_text.prompting.templates import load_template
-from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, tool_terms
+from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, clear_pick, tool_terms
 from react_text.eval.toolbox import TOOLBOX, toolbox_tools
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "many_tools" / "many_tools.jsonl"
@@ -249,3 +249,12 @@ def test_compare_with_retrieval_shows_each_task_its_own_tools(tmp_path):
         events = [json.loads(line) for line in open(record["trace"], encoding="utf-8")]
         (shown,) = [e for e in events if e["event"] == "tools_shown"]
         assert task.calls[0][0] in {t["name"] for t in shown["tools"]}
+
+
+def test_a_clear_pick_needs_a_strong_match_well_ahead_of_the_next() -> None:
+    assert clear_pick(TOOLS, "How many kilograms are 150 pounds?") == "convert_mass"
+    assert clear_pick(TOOLS, "Who painted the Mona Lisa?") is None  # the words point nowhere
+    assert clear_pick(TOOLS, "") is None
+    assert clear_pick(TOOLS, "What does HTTP status code 418 mean?") == "http_status_meaning"  # 15.0 vs 4.9
+    assert clear_pick(TOOLS, "What day of the week was 1969-07-20?") is None  # day_of_week 8.7, iso_week_number 7.2
+    assert clear_pick(TOOLS, "Convert 3 miles") is None  # convert_speed and convert_area tie

@@ -526,3 +526,54 @@ def test_only_auto_calls_are_checked() -> None:
     backend = ScriptedBackend([SPLIT_COPIED])
     out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT], backend=backend, tool_choice="required")
     assert out["finish_reason"] == "tool_calls" and len(backend.calls) == 1
+
+
+# --- a first move that passes over the tool the question clearly asks for -------------------
+
+def test_a_call_to_another_tool_is_questioned_once_naming_the_tool_that_fits() -> None:
+    backend = ScriptedBackend([' Weather.\nAction: get_weather\nAction Input: {"city": "Oslo"}', CURRENCY_TURN])
+    out = tool_calls(_user("Convert 20 EUR to USD, please: how much money is that?"), TOOLS, backend=backend)
+    assert out["message"]["tool_calls"][0]["function"]["name"] == "convert_currency"
+    assert out["format_errors"] == ["guard:tool_choice"]
+    correction = backend.prompts[1][len(backend.prompts[0]):]
+    assert "convert_currency" in correction and "not get_weather" in correction
+    assert "20" not in correction and "USD" not in correction  # a tool and what it does, never a value
+    # the next thought starts by naming the tool (a small model repeats itself after a correction alone)
+    assert correction.endswith("Thought: convert_currency is the tool for this question.")
+
+
+def test_an_answer_without_the_tool_that_fits_is_questioned_once_then_stands() -> None:
+    made_up = " I know this.\nFinal Answer: It is sunny in Paris."
+    backend = ScriptedBackend([made_up, made_up])
+    out = tool_calls(_user("What is the current weather in Paris?"), TOOLS, backend=backend)
+    assert out["message"]["content"] == "It is sunny in Paris." and out["format_errors"] == ["guard:tool_choice"]
+    assert "get_weather" in backend.prompts[1][len(backend.prompts[0]):]
+
+
+@pytest.mark.parametrize("question", [
+    "Who wrote Pride and Prejudice?",  # the words point to no tool: a plain answer is right
+    "Should I convert money or check the weather first?",  # both alike: only the model can judge
+])
+def test_no_clear_tool_means_no_question_asked(question: str) -> None:
+    backend = ScriptedBackend([" Easy.\nFinal Answer: Jane Austen"])
+    out = tool_calls(_user(question), TOOLS, backend=backend)
+    assert out["format_errors"] == [] and len(backend.calls) == 1
+
+
+def test_after_a_tool_result_the_choice_is_the_models() -> None:
+    messages = _user("What is the current weather in Paris?") + [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+            "name": "get_weather", "arguments": json.dumps({"city": "Paris"})}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 24 C."},
+    ]
+    backend = ScriptedBackend([" Done.\nFinal Answer: Sunny, 24 C."])
+    out = tool_calls(messages, TOOLS, backend=backend)
+    assert out["message"]["content"] == "Sunny, 24 C." and out["format_errors"] == []
+
+
+def test_the_choice_correction_speaks_chinese() -> None:
+    backend = ScriptedBackend([" 我知道。\nFinal Answer: 晴天", WEATHER_TURN])
+    out = tool_calls(_user("巴黎现在的天气 weather 怎么样？"), TOOLS, backend=backend, template="zh")
+    assert out["format_errors"] == ["guard:tool_choice"]
+    assert "请用问题里的值调用" in backend.prompts[1][len(backend.prompts[0]):]
+    assert backend.prompts[1].endswith("这个问题要用 get_weather。")

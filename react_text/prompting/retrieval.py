@@ -27,7 +27,7 @@ from ..tools.spec import tool
 from ..tools.search import query_terms  # the search tool's terms: one notion of a "word" in the project
 from .tool_views import describe_tools, json_args
 
-__all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "tool_terms"]
+__all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "clear_pick", "tool_terms"]
 
 LIST_TOOLS = "list_tools"
 DEFAULT_MAX_SHOWN = 8
@@ -38,6 +38,9 @@ _STEM_CHARS = 6
 ``convert``/``conversion`` and ``calculate``/``calculator`` meet."""
 _NAME_WEIGHT = 3
 """A word in the tool's name counts as this many occurrences."""
+_CLEAR_SCORE = 1.0
+_CLEAR_MARGIN = 1.5
+"""A clear pick scores at least this much, and this many times the next tool's score."""
 _QUESTION_WORDS = frozenset({"many", "much", "give", "use", "using", "value", "long"})
 """Words of a question that say nothing about a tool, beyond the search tool's stopwords."""
 _IDENTIFIER_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
@@ -127,6 +130,18 @@ class ToolIndex:
             if name not in taken:
                 matches.append(ToolMatch(name, 0.0))
         return tuple(matches)
+
+
+def clear_pick(tools: Sequence[Any], question: str) -> str | None:
+    """The one tool the question's own words point to, when they point clearly: the best match scores
+    at least ``_CLEAR_SCORE`` and ``_CLEAR_MARGIN`` times the next. None when they point nowhere (a
+    question no tool fits) or to several alike, where only the model can judge."""
+    ranked = ToolIndex(tools).rank(question)
+    if not ranked or ranked[0].score < _CLEAR_SCORE:
+        return None
+    if len(ranked) > 1 and ranked[0].score < _CLEAR_MARGIN * ranked[1].score:
+        return None
+    return ranked[0].name
 
 
 def describe_line(tool: Any) -> str:

@@ -203,3 +203,25 @@ def check_call(tool: str, args: Any, schema: Mapping[str, Any] | None, texts: It
         return None
     missing = ungrounded_values(args, schema, texts, examples, secret_fields=secret_fields)
     return grounding_nudge(tool, missing, lang) if missing else None
+
+
+def choice_nudge(pick: str, description: str, called: tuple[str, ...], lang: str) -> Nudge:
+    """The correction for a first move that passes over the tool the question clearly asks for (``pick``):
+    a call to another tool, or an answer with no call. It names the tool and what it does, never a value."""
+    what = description.strip().split(". ", 1)[0].rstrip(".")[:120]
+    if called:
+        other = called[0]
+        return Nudge("tool_choice", say(
+            lang,
+            f"Check the tool: this question asks for what {pick} does ({what}), not {other}. "
+            f"Call {pick} with values from the question, unless it cannot help.",
+            f"请检查工具：这个问题要的是 {pick} 的功能（{what}），而不是 {other}。"
+            f"请用问题里的值调用 {pick}，除非它确实帮不上忙。",
+        ))
+    return Nudge("tool_choice", say(
+        lang,
+        f"The tool {pick} does what this question asks ({what}). Call it with values from the question, "
+        "unless it cannot help; then write the same Final Answer again.",
+        f"工具 {pick} 正好做这个问题要的事（{what}）。请用问题里的值调用它；如果它确实帮不上忙，就再写一次同样的最终答案。",
+    ))
+
