@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..protocol.guards import numbers_in
+
 __all__ = [
     "Episode",
     "ExampleStep",
@@ -341,10 +343,8 @@ def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
     (``1,240`` → ``1240``): what a run's answer must not hold unless it saw it itself."""
     found: set[str] = set()
     for ep in episodes:
-        texts = [ep.answer] + [s.observation for s in ep.steps]
-        for text in texts:
-            for raw in re.findall(r"\d[\d,]*(?:\.\d+)?", text):
-                found.add(raw.replace(",", "").rstrip("."))
+        for text in [ep.answer] + [s.observation for s in ep.steps]:
+            found |= numbers_in(text)
     return frozenset(found)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..protocol.guards import asks_for_number
+from ..protocol.guards import asks_for_number, numbers_in
 from ..tools.search import query_terms
 
 __all__ = ["answering_sentence", "evidence_lead"]
@@ -27,7 +27,6 @@ _ANSWER_WORDS = frozenset("many much long deep tall high far old big wide heavy 
 _CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问")
 """Chinese function characters: a character pair holding one says nothing about the topic."""
 
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 """Sentences keep their closing mark, as the episodes quote them."""
 _RESULT = re.compile(r"^\s*\[(\d{1,2})\]\s*[^:：\s]*[:：]\s*(.*)$")
@@ -41,7 +40,7 @@ def _terms(text: str) -> tuple[set[str], set[str]]:
     """Content terms (the search tool's terms, numbers and answer words aside) and the numbers."""
     words = {t for t in query_terms(text)
              if not t.isdigit() and t not in _ANSWER_WORDS and not _CJK_FUNCTION.intersection(t)}
-    return words, {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+    return words, numbers_in(text)
 
 
 def answering_sentence(question: str, observation: str) -> tuple[int, str] | None:

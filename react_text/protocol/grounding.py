@@ -91,8 +91,17 @@ def _written(value: Any) -> str:
     return format(_as_number(value), "g")
 
 
+def _float(written: str) -> float | None:
+    """The value of a number as the pattern found it, or None: ``\\d`` takes every Unicode digit, and
+    ``float`` only those its Unicode tables know (Hypothesis found U+11F50, a Kawi digit)."""
+    try:
+        return float(written.replace(",", ""))
+    except ValueError:
+        return None
+
+
 def _numbers(text: str) -> set[float]:
-    found = {float(m.replace(",", "")) for m in _NUMBER.findall(text) if m.replace(",", "").strip(".")}
+    found = {v for m in _NUMBER.findall(text) if m.replace(",", "").strip(".") and (v := _float(m)) is not None}
     lowered = text.lower()
     found.update(v for w, v in _EN_NUMBERS.items() if regex.search(rf"\b{w}\b", lowered))
     found.update(_zh_value(m) for m in _ZH_NUMERAL.findall(text))
@@ -170,8 +179,9 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
         else:
             text = str(value)
             number = text.replace(",", "").strip()
-            if _NUMBER.fullmatch(number):
-                ok = grounds.has_number(float(number))
+            value_of = _float(number) if _NUMBER.fullmatch(number) else None
+            if value_of is not None:
+                ok = grounds.has_number(value_of)
             else:
                 ok = grounds.has_string(text) or not shown.has_string(text)
         if not ok:

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text", "say"]
+__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text",
+           "numbers_in", "say"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def _unevaluated(answer: str) -> bool:
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
-def _digits(text: str) -> set[str]:
+def numbers_in(text: str) -> set[str]:
+    """The numbers written in ``text``, digits only ("48,213." -> "48213"): how the checks compare values."""
     return {raw.replace(",", "").rstrip(".") for raw in _NUMBER.findall(text)}
 
 
@@ -109,8 +111,8 @@ def copied_example_value(answer: str, example_values: frozenset[str], own_texts:
         return None
     own: set[str] = set()
     for text in own_texts:
-        own |= _digits(text)
-    for value in sorted(_digits(answer)):
+        own |= numbers_in(text)
+    for value in sorted(numbers_in(answer)):
         if value in example_values and value not in own and len(value.replace(".", "")) >= 2:
             return value
     return None
