@@ -13,8 +13,8 @@ from typing import Iterator
 import pytest
 from hypothesis import settings
 
-# CI runs the same examples every time (HYPOTHESIS_PROFILE=ci in .ci/run), so a landing never hangs on a
-# draw no one has seen; local runs keep searching at random and print a reproduction blob when they find one.
+# CI draws the same examples every time (HYPOTHESIS_PROFILE=ci in .ci/run), so a landing never fails on a draw
+# no one has seen; local runs keep searching at random and print a reproduction blob when they find one.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 

@@ -21,6 +21,9 @@ console, past the redaction of named fields. A call to a tool that stands for
 the final answer (a client's ``final_answer`` tool) carries the model's own
 answer and is not checked.
 
+The same goes for the tool itself (``choice_nudge``): a first move that passes over the one tool the
+question's words clearly name gets one correction naming that tool and what it does, never a value.
+
 Pure functions over plain data.
 """
 
@@ -234,4 +237,3 @@ def choice_nudge(pick: str, description: str, called: tuple[str, ...], lang: str
         "unless it cannot help; then write the same Final Answer again.",
         f"工具 {pick} 正好做这个问题要的事（{what}）。请用问题里的值调用它；如果它确实帮不上忙，就再写一次同样的最终答案。",
     ))
-
