@@ -256,3 +256,53 @@ def test_the_correction_never_quotes_a_secret(tmp_path: Path):
     assert result.status == "answered" and isinstance(result.steps[0].decision, RunTool)
     assert "73195468" not in (tmp_path / "run.jsonl").read_text() and "73195468" not in out.getvalue()  # 8 digits: no timing figure holds them by chance
 
+
+
+# --- the loop: a first call that passes over the tool the question clearly names -------------
+
+@pytest.fixture
+def weather_tools(ran):
+    @tool
+    def current_weather(city: str) -> str:
+        """Weather in a city right now."""
+        ran.append(("weather", city))
+        return f"Sunny in {city}."
+
+    @tool
+    def split_bill(total: float, people: int) -> str:
+        """Split a bill evenly between people."""
+        ran.append(("split", total, people))
+        return f"{total / people:.2f} each"
+
+    return [current_weather, split_bill]
+
+
+WEATHER_Q = "What is the weather in Oslo right now?"
+
+
+def test_a_first_call_to_another_tool_is_questioned_and_the_next_thought_names_the_tool(weather_tools, ran):
+    backend = ScriptedBackend([act("split_bill", {"total": 4, "people": 2}), act("current_weather", {"city": "Oslo"}),
+                               final("Sunny.")])
+    result = Agent(backend, weather_tools, load_template("classic")).run(WEATHER_Q + " 4 2")
+    questioned, called, _ = result.steps
+    assert questioned.decision.reason == "guard:tool_choice" and ran == [("weather", "Oslo")]
+    assert "current_weather" in questioned.observation_text and "not split_bill" in questioned.observation_text
+    assert backend.prompts[1].endswith("Thought: current_weather is the tool for this question.")
+    assert isinstance(called.decision, RunTool)
+
+
+def test_after_a_result_or_once_questioned_the_choice_is_the_models(weather_tools, ran):
+    backend = ScriptedBackend([act("current_weather", {"city": "Oslo"}), act("split_bill", {"total": 4, "people": 2}),
+                               final("2.00 each")])
+    result = Agent(backend, weather_tools, load_template("classic")).run(WEATHER_Q + " Then split 4 between 2.")
+    assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "RunTool", "Finish"]
+    backend = ScriptedBackend([act("split_bill", {"total": 4, "people": 2})] * 2 + [final("2.00 each")])
+    result = Agent(backend, weather_tools, load_template("classic")).run(WEATHER_Q + " 4 2")
+    assert [s.decision.reason if isinstance(s.decision, Retry) else type(s.decision).__name__
+            for s in result.steps] == ["guard:tool_choice", "RunTool", "Finish"]
+
+
+def test_a_question_that_names_no_tool_clearly_is_not_questioned(weather_tools, ran):
+    backend = ScriptedBackend([act("split_bill", {"total": 4, "people": 2}), final("2.00 each")])
+    result = Agent(backend, weather_tools, load_template("classic")).run("What do 4 and 2 make?")
+    assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"]

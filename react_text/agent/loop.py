@@ -39,7 +39,7 @@ from .constrain import grammar_tokens, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
 from .names import backend_named, tools_by_name
-from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
+from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, next_lead, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
 from .shown_tools import ShownTools
 from .state import Limits, RunState
@@ -256,7 +256,7 @@ class Agent:
             previous = None if turn.continued else prompt  # the trace then shows the next prompt whole
             prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
             entries.append(Entry(n, turn.kept, record.observation_text or ""))
-            lead = self._evidence(run, decision, record)
+            lead = next_lead(run.state, decision) or self._evidence(run, decision, record)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
         """The quote that opens the next thought when this step's results answer the question
@@ -324,6 +324,7 @@ class Agent:
             example_arguments=episode_arguments(shown),
             schemas=self._tool_specs,
             secret_fields=self._redactor.fields if self._redactor is not None else SECRET_FIELDS,
+            pick=self._shown.pick(question),
         )
 
     def _shown_episodes(self, question: str) -> tuple[Any, ...]:

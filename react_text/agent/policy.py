@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.grounding import check_call
+from ..protocol.grounding import check_call, choice_lead, choice_nudge
 from ..protocol.guards import AnswerContext, Nudge, check_answer, say
 from ..types import Action, FormatError, Step
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
@@ -79,7 +79,7 @@ def decide(state: RunState, step: Step) -> Decision:
             if state.repeats >= 1:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
             return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None)
-        nudge = _ungrounded(state, action)
+        nudge = _passed_over(state, action) or _ungrounded(state, action)
         if nudge is not None:
             return Retry(nudge.message, f"guard:{nudge.code}")
         return RunTool(action)
@@ -99,6 +99,22 @@ def decide(state: RunState, step: Step) -> Decision:
         state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
                                             "请在思考之后写一个行动或最终答案。"))
     )
+
+
+def _passed_over(state: RunState, action: Action) -> Nudge | None:
+    """The one correction for a first call, before any result, to another tool than the one the
+    question's words clearly name (``state.pick``)."""
+    if state.pick is None or state.seen or "tool_choice" in state.nudged or action.tool in (state.pick[0], LIST_TOOLS):
+        return None
+    return choice_nudge(*state.pick, (action.tool,), state.lang)
+
+
+def next_lead(state: RunState, decision: Decision) -> str:
+    """Words the next thought starts with, written for the model: after the tool-choice correction,
+    the tool's name (``grounding.choice_lead``); otherwise none."""
+    if isinstance(decision, Retry) and decision.reason == "guard:tool_choice" and state.pick is not None:
+        return choice_lead(state.pick[0], state.lang)
+    return ""
 
 
 def _ungrounded(state: RunState, action: Action) -> Nudge | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..prompting.retrieval import LIST_TOOLS, ToolRetrieval
+from ..prompting.retrieval import LIST_TOOLS, ToolRetrieval, clear_pick
 from .events import Events
 from .state import RunState
 
@@ -55,3 +55,8 @@ class ShownTools:
             return state
         events.emit("tools_revealed", n=n, tools=[t for t in self.visible if t not in state.tool_names])
         return replace(state, tool_names=self.visible)
+
+    def pick(self, question: str) -> tuple[str, str] | None:
+        """The visible tool the question's words clearly name (``retrieval.clear_pick``), with its description."""
+        name = clear_pick([self.tools[n] for n in self.visible if n != LIST_TOOLS], question)
+        return None if name is None else (name, self.tools[name].description or "")

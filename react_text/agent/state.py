@@ -96,3 +96,6 @@ class RunState:
     secret_fields: frozenset[str] = SECRET_FIELDS
     """Argument names whose values are secrets (``redaction``): never checked by ``grounding``,
     so a correction never quotes one."""
+    pick: tuple[str, str] | None = None
+    """The tool the question's words clearly name, and its description (``ShownTools.pick``): a first call
+    to another tool is questioned once (``grounding.choice_nudge``)."""

@@ -33,8 +33,8 @@ from ..prompting.episodes import episode_arguments, episode_values, prompt_langu
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.retrieval import clear_pick
 from ..prompting.templates import as_template
-from ..protocol.grounding import check_call, choice_nudge
-from ..protocol.guards import AnswerContext, check_answer, say
+from ..protocol.grounding import check_call, choice_lead, choice_nudge
+from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
 from .answer_stream import AnswerStream
@@ -300,9 +300,7 @@ class _Attempts:
             return None
         nudge = choice_nudge(r.pick, r.by_name[r.pick].description or "", called, r.answer_context.lang)
         self.nudged.add(nudge.code)
-        # A small model reads the correction and then repeats itself; its next thought starts by naming the
-        # tool instead, and the model writes the rest (the call and its values, or an answer after all).
-        self.lead = say(r.answer_context.lang, f" {r.pick} is the tool for this question.", f"这个问题要用 {r.pick}。")
+        self.lead = choice_lead(r.pick, r.answer_context.lang)  # the model writes the rest: a call, or an answer
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
 
     def _grounded(self, verdict: Verdict) -> Verdict:

@@ -237,3 +237,9 @@ def choice_nudge(pick: str, description: str, called: tuple[str, ...], lang: str
         "unless it cannot help; then write the same Final Answer again.",
         f"工具 {pick} 正好做这个问题要的事（{what}）。请用问题里的值调用它；如果它确实帮不上忙，就再写一次同样的最终答案。",
     ))
+
+
+def choice_lead(pick: str, lang: str) -> str:
+    """The words the model's next thought starts with after ``choice_nudge``: given the correction alone,
+    a small model repeats itself; named in its own thought, the tool gets called."""
+    return say(lang, f" {pick} is the tool for this question.", f"这个问题要用 {pick}。")
