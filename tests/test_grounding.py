@@ -306,3 +306,23 @@ def test_a_question_that_names_no_tool_clearly_is_not_questioned(weather_tools, 
     backend = ScriptedBackend([act("split_bill", {"total": 4, "people": 2}), final("2.00 each")])
     result = Agent(backend, weather_tools, load_template("classic")).run("What do 4 and 2 make?")
     assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"]
+
+
+def test_a_run_with_a_lead_replays_exactly_and_streams_as_it_prints(weather_tools, ran, tmp_path):
+    from react_text.backends.replay import ReplayBackend
+
+    script = [act("split_bill", {"total": 4, "people": 2}), act("current_weather", {"city": "Oslo"}), final("Sunny.")]
+    path = tmp_path / "run.jsonl"
+    Agent(ScriptedBackend(script), weather_tools, load_template("classic"), trace=path).run(WEATHER_Q + " 4 2")
+    replay = ReplayBackend.from_trace(path)  # the trace's prompt deltas start after the lead the model was given
+    again = Agent(replay, weather_tools, load_template("classic")).run(WEATHER_Q + " 4 2")
+    assert again.status == "answered" and replay.remaining == 0
+    shown = []
+    for live in (True, False):
+        out = io.StringIO()
+        console = Console(out, colour=False, live=live)
+        Agent(ScriptedBackend(script), weather_tools, load_template("classic"), on_event=console,
+              on_token=console.token).run(WEATHER_Q + " 4 2")
+        shown.append(out.getvalue())
+    assert "Thought 2: current_weather is the tool for this question." in shown[1]
+    assert shown[0].split("[answered")[0] == shown[1].split("[answered")[0]  # the live line grows from the lead

@@ -253,7 +253,7 @@ class Agent:
                 return "answered", "the model gave a final answer", decision.answer
             if isinstance(decision, Stop):
                 return decision.status, decision.reason, ""
-            previous = None if turn.continued else prompt  # the trace then shows the next prompt whole
+            previous = None if turn.continued else prompt + lead  # the trace's last prompt; else shown whole
             prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
             entries.append(Entry(n, turn.kept, record.observation_text or ""))
             lead = next_lead(run.state, decision) or self._evidence(run, decision, record)

@@ -101,6 +101,8 @@ def take_turn(backend: Backend, template: Any, prompt: str, n: int, events: Even
     label that follows it (``policy.wants_label``; never under a grammar), asked once to go on.
     ``prompt`` already ends with ``lead``; ``options`` go to the backend (``max_tokens``, ...)."""
     max_tokens = options["max_tokens"]
+    if lead and on_token is not None:
+        on_token(lead)  # a live console shows the thought as the transcript will: lead first
     completion, seconds = ask_model(backend, prompt, n, events, clock, on_token=on_token, **options)
     step, kept = read_turn(template, completion, n, specs, prose=prose, lang=lang, max_tokens=max_tokens, lead=lead)
     continued = options.get("grammar") is None and wants_label(step, completion.finish_reason)
