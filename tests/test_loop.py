@@ -234,6 +234,15 @@ def test_no_progress_nudges_then_stops(tools, template, calls):
     assert "a small feline" in result.answer
 
 
+def test_after_a_repeat_the_next_thought_starts_from_the_short_result(tools, template, calls):
+    same = act("lookup", {"query": "cat"})
+    agent, backend = make_agent([same, same, final("a small feline")], tools, template)
+    result = agent.run("What is a cat?")
+    assert result.status == "answered" and calls.count("lookup") == 1
+    shown = result.steps[0].observation_text.strip()
+    assert "\n" not in shown and backend.prompts[2].endswith(f"I already have the result: {shown}")
+
+
 def test_repeat_after_new_call_is_nudged_again_not_stopped(tools, template, calls):
     a = act("lookup", {"query": "cat"})
     b = act("lookup", {"query": "dog"})

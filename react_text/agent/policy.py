@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.grounding import check_call, choice_lead, choice_nudge
-from ..protocol.guards import AnswerContext, Nudge, check_answer, say
+from ..protocol.guards import AnswerContext, Nudge, check_answer, is_failure_text, say
 from ..types import Action, FormatError, Step
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .results import StepRecord
@@ -36,6 +36,10 @@ from .state import RunState, Seen
 
 _NUDGE_PREVIEW_CHARS = 500
 _EXPLAIN_PREVIEW_CHARS = 300
+
+
+_SHORT_RESULT = 200
+"""A repeated call's result at most this long (one line) opens the next thought (``next_lead``)."""
 
 
 def fingerprint(action: Action) -> str:
@@ -110,10 +114,18 @@ def _passed_over(state: RunState, action: Action) -> Nudge | None:
 
 
 def next_lead(state: RunState, decision: Decision) -> str:
-    """Words the next thought starts with, written for the model: after the tool-choice correction,
-    the tool's name (``grounding.choice_lead``); otherwise none."""
-    if isinstance(decision, Retry) and decision.reason == "guard:tool_choice" and state.pick is not None:
+    """Words the next thought starts with, written for the model: after the tool-choice correction, the
+    tool's name (``grounding.choice_lead``); after a repeated call, its short result, so that the model
+    goes on from what it has instead of calling once more (it then repeats, and the run stops); otherwise none."""
+    if not isinstance(decision, Retry):
+        return ""
+    if decision.reason == "guard:tool_choice" and state.pick is not None:
         return choice_lead(state.pick[0], state.lang)
+    if decision.reason == "no_progress" and decision.same_as:
+        earlier = next((s for s in state.seen if s.step == decision.same_as), None)
+        text = earlier.text.strip() if earlier is not None else ""
+        if text and "\n" not in text and len(text) <= _SHORT_RESULT and not is_failure_text(text):
+            return say(state.lang, f" I already have the result: {text}", f"我已经有结果了：{text}")
     return ""
 
 
