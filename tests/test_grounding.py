@@ -326,3 +326,15 @@ def test_a_run_with_a_lead_replays_exactly_and_streams_as_it_prints(weather_tool
         shown.append(out.getvalue())
     assert "Thought 2: current_weather is the tool for this question." in shown[1]
     assert shown[0].split("[answered")[0] == shown[1].split("[answered")[0]  # the live line grows from the lead
+
+
+def test_check_choice_questions_only_a_move_that_leaves_out_the_clear_pick():
+    from react_text.protocol.grounding import check_choice
+
+    pick = ("add_days", "The date a number of days after a given date.")
+    assert check_choice(None, ("days_between",)) is None  # no clear pick: the model's choice
+    assert check_choice(pick, ("add_days",)) is None
+    other = check_choice(pick, ("days_between",))
+    assert other.code == "tool_choice" and "not days_between" in other.message and "add_days" in other.message
+    assert "Final Answer" in check_choice(pick, ()).message  # an answer with no call may stand, repeated
+    assert "add_days" in check_choice(pick, (), "zh").message and "请" in check_choice(pick, (), "zh").message

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.grounding import check_call, choice_lead, choice_nudge
+from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, Nudge, check_answer, is_failure_text, say
 from ..types import Action, FormatError, Step
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
@@ -108,9 +108,9 @@ def decide(state: RunState, step: Step) -> Decision:
 def _passed_over(state: RunState, action: Action) -> Nudge | None:
     """The one correction for a first call, before any result, to another tool than the one the
     question's words clearly name (``state.pick``)."""
-    if state.pick is None or state.seen or "tool_choice" in state.nudged or action.tool in (state.pick[0], LIST_TOOLS):
+    if state.seen or "tool_choice" in state.nudged or action.tool == LIST_TOOLS:
         return None
-    return choice_nudge(*state.pick, (action.tool,), state.lang)
+    return check_choice(state.pick, (action.tool,), state.lang)
 
 
 def next_lead(state: RunState, decision: Decision) -> str:

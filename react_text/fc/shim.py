@@ -33,7 +33,7 @@ from ..prompting.episodes import episode_arguments, episode_values, prompt_langu
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.retrieval import clear_pick
 from ..prompting.templates import as_template
-from ..protocol.grounding import check_call, choice_lead, choice_nudge
+from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
@@ -138,7 +138,7 @@ class _Request:
     answer_context: AnswerContext
     grounds: tuple[str, ...]  # what call values may come from: instructions, question, results
     example_arguments: tuple[str, ...]  # what a copied call would pass: the shown episodes' arguments
-    pick: str | None  # the tool the question clearly asks for, before any result (``retrieval.clear_pick``)
+    pick: tuple[str, str] | None  # the tool the question clearly asks for, and its description, before any result
     prompt: str
     turns_before: int
 
@@ -162,10 +162,17 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         copied=copied, prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         answer_context=_answer_context(tpl, conversation, by_name, shown), turns_before=len(conversation.turns),
         example_arguments=episode_arguments(shown),
-        pick=clear_pick(offered, conversation.question) if choice.mode == "auto" and not conversation.turns else None,
+        pick=_pick(offered, conversation) if choice.mode == "auto" else None,
         grounds=(conversation.instructions, conversation.question,
                  *(r for turn in conversation.turns for r in turn.results)),
     )
+
+
+def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:
+    """The tool the question's words clearly name (``retrieval.clear_pick``), with its description; none
+    once the conversation holds a tool result (the choice is then the model's)."""
+    name = None if conversation.turns else clear_pick(offered, conversation.question)
+    return None if name is None else (name, next(t.description or "" for t in offered if t.name == name))
 
 
 def _first_prompt(backend: Backend, template: Any, conversation: Conversation, offered: Sequence[Any],
@@ -293,14 +300,13 @@ class _Attempts:
         """A first move that leaves out the tool the question clearly asks for gets one correction
         (none after "use a tool first" said the same)."""
         r = self.request
-        if r.pick is None or self.nudged & {"tool_choice", "no_observation"}:
+        if self.nudged & {"tool_choice", "no_observation"}:
             return None
-        called = tuple(name for name, _ in verdict.calls)
-        if r.pick in called:
+        nudge = check_choice(r.pick, tuple(name for name, _ in verdict.calls), r.answer_context.lang)
+        if nudge is None or r.pick is None:
             return None
-        nudge = choice_nudge(r.pick, r.by_name[r.pick].description or "", called, r.answer_context.lang)
         self.nudged.add(nudge.code)
-        self.lead = choice_lead(r.pick, r.answer_context.lang)  # the model writes the rest: a call, or an answer
+        self.lead = choice_lead(r.pick[0], r.answer_context.lang)  # the model writes the rest: a call, or an answer
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
 
     def _grounded(self, verdict: Verdict) -> Verdict:

@@ -39,7 +39,7 @@ from ..redaction import SECRET_FIELDS, is_secret_field
 from .guards import Nudge, say
 from .names import is_final_name
 
-__all__ = ["check_call", "grounding_nudge", "ungrounded_values"]
+__all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
 _NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
@@ -237,6 +237,15 @@ def choice_nudge(pick: str, description: str, called: tuple[str, ...], lang: str
         "unless it cannot help; then write the same Final Answer again.",
         f"工具 {pick} 正好做这个问题要的事（{what}）。请用问题里的值调用它；如果它确实帮不上忙，就再写一次同样的最终答案。",
     ))
+
+
+def check_choice(pick: tuple[str, str] | None, called: tuple[str, ...], lang: str = "en") -> Nudge | None:
+    """The correction a first move deserves for the tool it calls (``choice_nudge``), or None: none when
+    the question names no tool clearly (``pick`` is None) or the move calls it. ``pick`` is the tool's
+    name and description; ``called``, the tools the move calls (none for an answer)."""
+    if pick is None or pick[0] in called:
+        return None
+    return choice_nudge(*pick, called, lang)
 
 
 def choice_lead(pick: str, lang: str) -> str:
