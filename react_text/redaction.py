@@ -67,6 +67,14 @@ class Redactor:
     def with_fields(cls, names: Iterable[str] = ()) -> "Redactor":
         return cls(SECRET_FIELDS | {_norm(str(n)) for n in names})
 
+    @classmethod
+    def from_option(cls, redact: Any) -> "Redactor | None":
+        """The redactor an ``Agent(redact=...)`` option asks for: None for none; a field name or names
+        add to the defaults; a callable (which does its own masking) keeps only the defaults."""
+        if redact is None:
+            return None
+        return cls.with_fields(() if callable(redact) else [redact] if isinstance(redact, str) else redact)
+
     def text(self, value: str) -> str:
         """``value`` with secret-looking values and ``field: value`` pairs masked."""
         value = _SECRET_VALUES.sub(MASK, value)

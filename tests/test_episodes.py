@@ -14,8 +14,8 @@ from react_text.prompting.episodes import (
     choose_episodes,
     demo_episode,
     question_language,
-    sample_arguments,
 )
+from react_text.prompting.demo_values import sample_arguments
 from react_text.prompting.tool_views import describe_tools
 
 
@@ -82,6 +82,16 @@ def test_sample_arguments_follow_the_schema() -> None:
     assert sample_arguments({"type": "object", "properties": {"q": {"type": "string"}}}) == {"q": "sample q"}
     hinted = {"type": "object", "properties": {"item": {"type": "string", "description": "item name, e.g. notebook"}}}
     assert sample_arguments(hinted) == {"item": "notebook"}
+
+
+def test_an_optional_argument_is_shown_only_with_its_default() -> None:
+    schema = {"type": "object", "required": ["flavour"], "properties": {
+        "flavour": {"type": "string"},
+        "size": {"type": "string", "enum": ["small", "medium", "large"], "default": "medium"},
+        "extra_cheese": {"type": "boolean", "default": False},
+        "note": {"type": "string"},  # no default: a stand-in would be a value to copy
+    }}
+    assert sample_arguments(schema) == {"flavour": "sample flavour", "size": "medium", "extra_cheese": False}
 
 
 def test_a_demo_is_a_call_with_no_observation_and_no_answer() -> None:

@@ -113,10 +113,11 @@ def test_never_raises_in_any_voice(text, dialect, lang, n):
         assert "\n" in step.error.message
 
 
-def test_an_unknown_tool_is_answered_with_the_models_own_values_under_a_valid_tool():
+def test_an_unknown_tool_shows_the_models_own_values_only_under_the_tool_it_misspelt():
+    # no offered tool is like "calculator": its values under "search" would be a wrong call that looks right
     step = parse('Thought: x\nAct: calculator(expression="460 * 2024")', TOOLS, dialect="call")
     assert step.error.code == "unknown_tool"
-    assert 'Act: search(query="460 * 2024")' in step.error.message
+    assert 'Act: search(query="...")' in step.error.message and "460" not in step.error.message
     step = parse('Thought: x\nAction: convrt\nAction Input: {"amount": 5, "unit": "mi"}', TOOLS)
     assert 'Did you mean convert?' in step.error.message
     assert '{"amount": 5, "unit": "mi"}' in step.error.message

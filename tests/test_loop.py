@@ -282,6 +282,38 @@ def test_unknown_tool_error_names_the_valid_tools(tools, template):
     assert "multiply" in shown and "lookup" in shown
 
 
+def test_a_call_to_a_tool_offered_nowhere_gets_one_no_fit_correction_and_lead(tools, template):
+    email = act("send_email", {"to": "landlord"}, "I must send an email.")
+    agent, backend = make_agent([email, final("I cannot send emails.", " I cannot send it."), email, email],
+                                tools, template)
+    result = agent.run("Send an email to my landlord.")
+    assert result.status == "answered" and result.answer == "I cannot send emails."
+    first = result.steps[0].decision
+    assert isinstance(first, Retry) and first.reason == "guard:no_fit"
+    assert "none of your tools (multiply, lookup)" in first.observation and "Action" not in first.observation
+    assert backend.prompts[1].endswith("None of my tools can do that, so")
+    assert len(backend.calls) == 2  # told to answer without a tool, the answer is not asked for a tool again
+
+
+def test_the_no_fit_correction_fires_once_then_an_unknown_tool_is_a_format_error(tools, template):
+    email = act("send_email", {"to": "landlord"})
+    agent, _ = make_agent([email, email, final("done")], tools, template, limits=Limits(require_observation=False))
+    result = agent.run("Send an email to my landlord.")
+    reasons = [r.decision.reason for r in result.steps if isinstance(r.decision, Retry)]
+    assert reasons == ["guard:no_fit", "format_error:unknown_tool"]
+
+
+def test_a_misspelt_or_copied_tool_is_no_decline(tools, template):
+    agent, _ = make_agent([act("lookupp", {"query": "cat"}), final("ok")], tools, template,
+                          limits=Limits(require_observation=False))
+    result = agent.run("What is a cat?")
+    assert result.steps[0].decision.reason == "format_error:unknown_tool"
+    assert "Did you mean lookup?" in result.steps[0].observation_text
+    state = RunState(tool_names=("multiply", "lookup"), example_tools=frozenset({"calculator"}))
+    step = parse(act("calculator", {"expression": "2*3"}), [t for t in tools])
+    assert decide(state, step).reason == "format_error:unknown_tool"
+
+
 def test_tool_failures_stop_after_retries(template, calls):
     @tool
     def flaky(n: int) -> str:

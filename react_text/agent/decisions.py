@@ -27,14 +27,16 @@ class Finish:
 class Retry:
     """Feed ``observation`` back to the model instead of a tool result.
 
-    ``reason`` is ``format_error:<code>``, ``no_progress`` or
-    ``needs_observation``; ``advance`` counts them by it.
+    ``reason`` is ``format_error:<code>``, ``no_progress``,
+    ``needs_observation`` or ``guard:<check>``; ``advance`` counts them by it.
     """
 
     observation: str
     reason: str
     same_as: int | None = None
     """For a repeated call: the step whose result was shown again."""
+    lead: str = ""
+    """Words the model's next thought starts with, written for it (``corrections``); empty for none."""
     kind: str = field(default="retry", init=False)
 
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..prompting.context import Entry
-from ..prompting.episodes import episode_arguments, episode_values, prompt_language
+from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
 from ..prompting.evidence import evidence_lead
 from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError, as_template
@@ -39,7 +39,7 @@ from .constrain import grammar_tokens, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
 from .names import backend_named, tools_by_name
-from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, next_lead, unknown_tool
+from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
 from .shown_tools import ShownTools
 from .state import Limits, RunState
@@ -134,8 +134,7 @@ class Agent:
         self.seed = seed
         self.examples = examples
         self.redact = redact
-        self._redactor = None if redact is None else Redactor.with_fields(() if callable(redact) else
-                                                                          [redact] if isinstance(redact, str) else redact)
+        self._redactor = Redactor.from_option(redact)
         self.tool_cache = tool_cache
         self._clock = clock
         self._history: str | None = None
@@ -256,7 +255,7 @@ class Agent:
             previous = None if turn.continued else prompt + lead  # the trace's last prompt; else shown whole
             prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
             entries.append(Entry(n, turn.kept, record.observation_text or ""))
-            lead = next_lead(run.state, decision) or self._evidence(run, decision, record)
+            lead = decision.lead if isinstance(decision, Retry) else self._evidence(run, decision, record)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
         """The quote that opens the next thought when this step's results answer the question
@@ -322,6 +321,7 @@ class Agent:
             lang=prompt_language(self.template, question),
             example_values=episode_values(shown),
             example_arguments=episode_arguments(shown),
+            example_tools=episode_tools(shown, tool_names),
             schemas=self._tool_specs,
             secret_fields=self._redactor.fields if self._redactor is not None else SECRET_FIELDS,
             pick=self._shown.pick(question),

@@ -25,21 +25,15 @@ import json
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..prompting.retrieval import LIST_TOOLS
-from ..protocol.answer_text import is_refusal
-from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, Nudge, check_answer, is_failure_text, say
+from ..protocol.guards import say
 from ..types import Action, FormatError, Step
+from .corrections import answer_correction, call_correction, repeat_lead, turn_correction
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .results import StepRecord
 from .state import RunState, Seen
 
 _NUDGE_PREVIEW_CHARS = 500
 _EXPLAIN_PREVIEW_CHARS = 300
-
-
-_SHORT_RESULT = 200
-"""A repeated call's result at most this long (one line) opens the next thought (``next_lead``)."""
 
 
 def fingerprint(action: Action) -> str:
@@ -72,7 +66,7 @@ def _format_error_decision(state: RunState, error: FormatError) -> Decision:
 def decide(state: RunState, step: Step) -> Decision:
     """What to do with a parsed turn. Pure: same state and step, same decision."""
     if step.error is not None:
-        return _format_error_decision(state, step.error)
+        return turn_correction(state, step) or _format_error_decision(state, step.error)
     if step.actions:
         action = step.actions[0]
         if action.tool not in state.tool_names:
@@ -82,11 +76,9 @@ def decide(state: RunState, step: Step) -> Decision:
         if earlier is not None and not earlier.rerunnable:
             if state.repeats >= 1:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
-            return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None)
-        nudge = _passed_over(state, action) or _ungrounded(state, action)
-        if nudge is not None:
-            return Retry(nudge.message, f"guard:{nudge.code}")
-        return RunTool(action)
+            return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None,
+                         lead=repeat_lead(earlier, state.lang))
+        return call_correction(state, action) or RunTool(action)
     if step.final_answer is not None:
         answer = step.final_answer.strip()
         if not answer:
@@ -94,63 +86,10 @@ def decide(state: RunState, step: Step) -> Decision:
                 return Stop("gave_up", "the model's final answer was empty")
             return Retry(say(state.lang, "Your final answer was empty. Write the answer after the label.",
                              "你的最终答案是空的。请在标签后写出答案。"), "format_error:empty")
-        nudge = check_answer(answer, _answer_context(state), refusal=is_refusal(answer))
-        if nudge is not None:
-            reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
-            return Retry(nudge.message, reason)
-        return Finish(answer)
+        return answer_correction(state, answer) or Finish(answer)
     return _format_error_decision(
         state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
                                             "请在思考之后写一个行动或最终答案。"))
-    )
-
-
-def _passed_over(state: RunState, action: Action) -> Nudge | None:
-    """The one correction for a first call, before any result, to another tool than the one the
-    question's words clearly name (``state.pick``)."""
-    if state.seen or "tool_choice" in state.nudged or action.tool == LIST_TOOLS:
-        return None
-    return check_choice(state.pick, (action.tool,), state.lang)
-
-
-def next_lead(state: RunState, decision: Decision) -> str:
-    """Words the next thought starts with, written for the model: after the tool-choice correction, the
-    tool's name (``grounding.choice_lead``); after a repeated call, its short result, so that the model
-    goes on from what it has instead of calling once more (it then repeats, and the run stops); otherwise none."""
-    if not isinstance(decision, Retry):
-        return ""
-    if decision.reason == "guard:tool_choice" and state.pick is not None:
-        return choice_lead(state.pick[0], state.lang)
-    if decision.reason == "no_progress" and decision.same_as:
-        earlier = next((s for s in state.seen if s.step == decision.same_as), None)
-        text = earlier.text.strip() if earlier is not None else ""
-        if text and "\n" not in text and len(text) <= _SHORT_RESULT and not is_failure_text(text):
-            return say(state.lang, f" I already have the result: {text}", f"我已经有结果了：{text}")
-    return ""
-
-
-def _ungrounded(state: RunState, action: Action) -> Nudge | None:
-    """The one correction for a call whose values come from nowhere (see ``grounding``). Not for
-    ``list_tools``: its query describes the tool wanted, not a value from the question."""
-    if not state.limits.require_grounded_calls or "ungrounded" in state.nudged:
-        return None
-    if action.tool == LIST_TOOLS:
-        return None
-    return check_call(action.tool, action.args, state.schemas.get(action.tool),
-                      (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
-                      lang=state.lang, secret_fields=state.secret_fields)
-
-
-def _answer_context(state: RunState) -> AnswerContext:
-    return AnswerContext(
-        question=state.question,
-        tool_names=state.tool_names,
-        observations=tuple(seen.text for seen in state.seen),
-        real_observations=state.real_observations,
-        example_values=state.example_values,
-        nudged=state.nudged | ({"no_observation"} if state.observation_nudged else set()),
-        require_observation=state.limits.require_observation,
-        lang=state.lang,
     )
 
 

@@ -91,6 +91,9 @@ class RunState:
     """Answer checks (``guards``) and the call check (``grounding``) that already fired; each fires once."""
     example_arguments: tuple[str, ...] = ()
     """The shown episodes' call arguments (``episodes.episode_arguments``)."""
+    example_tools: frozenset[str] = frozenset()
+    """Tools the shown episodes call that the run does not offer: a call to one is a copy, not a decline
+    (``declines.reached_for``)."""
     schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each tool's JSON schema of parameters, by name."""
     secret_fields: frozenset[str] = SECRET_FIELDS

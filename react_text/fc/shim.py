@@ -29,10 +29,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Backend, complete_streaming
 from ..backends.build import supports_grammar
-from ..prompting.episodes import episode_arguments, episode_values, prompt_language
+from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.retrieval import clear_pick
 from ..prompting.templates import as_template
+from ..protocol.declines import reaches_elsewhere
 from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
@@ -42,7 +43,7 @@ from .folding import Conversation, fold_messages
 from .reply import ShimResult, ToolCall, call_id
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .verdict import Verdict, example_call, final_label, judge, reaches_elsewhere, turn_grammar
+from .verdict import Verdict, example_call, final_label, judge, turn_grammar
 
 __all__ = ["tool_calls"]
 
@@ -155,11 +156,10 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
     strict = turn_grammar(tpl, offered, choice, backend, constrain, unoffered=False)
     example = example_call(tpl, offered, choice)
     shown = tpl.shown_episodes(offered, conversation.question, examples)
-    copied = frozenset(step.tool for episode in shown for step in episode.steps) - frozenset(by_name)
     return _Request(
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
-        copied=copied, prompt=_first_prompt(backend, tpl, conversation, offered, examples),
+        copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         answer_context=_answer_context(tpl, conversation, by_name, shown), turns_before=len(conversation.turns),
         example_arguments=episode_arguments(shown),
         pick=_pick(offered, conversation) if choice.mode == "auto" else None,
@@ -241,7 +241,7 @@ class _Attempts:
         turn = prefix + text
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))
         kept = turn[len(prefix): max(step.end, len(prefix))]
-        elsewhere = reaches_elsewhere(step, r.schemas, r.copied) if r.choice.mode == "auto" else None
+        elsewhere = reaches_elsewhere(step, list(r.schemas), r.copied) if r.choice.mode == "auto" else None
         if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs):
             # Two ways a model declines without saying "Final Answer": it stops after its
             # thought ("I know this; no tool is needed."), or it reaches for a tool it was not

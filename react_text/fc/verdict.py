@@ -16,12 +16,11 @@ from ..backends.build import supports_grammar
 from ..grammar.gbnf import build_grammar
 from ..grammar.terms import GrammarError
 from ..protocol.dialects import format_action, format_final
-from ..protocol.names import suggest_tool
 from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
-__all__ = ["Verdict", "judge", "example_call", "final_label", "reaches_elsewhere", "turn_grammar"]
+__all__ = ["Verdict", "judge", "example_call", "final_label", "turn_grammar"]
 
 
 @dataclass(frozen=True)
@@ -85,19 +84,6 @@ def final_label(template: Any, n: int) -> str:
     """The text that opens a final answer in the template's dialect (``Final Answer:``, ``Finish[``...)."""
     mark = "\ue000"  # a private-use character: no dialect escapes or contains it
     return format_final(template.dialect, mark, n).split(mark)[0].rstrip(" ")
-
-
-def reaches_elsewhere(step: Step, schemas: Mapping[str, Any], copied: frozenset[str]) -> str | None:
-    """The turn's thought, when its action names a tool that is not offered, is not a
-    near miss of one that is (``get_wether``, ``weather``) and is not one the few-shot
-    examples use (``copied``: a model copying the examples' ``calculator`` should be
-    told to use the offered tools, not be taken to decline); otherwise None."""
-    if step.error is None or step.error.code != "unknown_tool" or step.error.detail is None:
-        return None
-    name = step.error.detail  # the name the model wrote
-    if name in copied or suggest_tool(name, list(schemas)) is not None:
-        return None
-    return f" {step.thought}" if step.thought else ""
 
 
 def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool,

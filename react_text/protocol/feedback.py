@@ -161,7 +161,7 @@ def unknown_tool(v: Voice, name: str, suggestion: Optional[str], given: Any = No
     hint = v.say(f" Did you mean {suggestion}?", f"你是不是想用 {suggestion}？") if suggestion else ""
     return v.say(f"\"{_q(name)}\" is not a tool.{hint} Valid tools: {names}. Use one of them exactly, e.g.",
                  f"“{_q(name)}”不是工具。{hint}可用的工具：{names}。请原样使用其中之一，例如：") \
-        + f"\n{v.action(suggestion, given)}"
+        + f"\n{v.action(suggestion, given if suggestion else None)}"  # another tool's values would mislead
 
 
 def not_a_name(v: Voice, name: str) -> str:

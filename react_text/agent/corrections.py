@@ -1,0 +1,84 @@
+"""The loop's one-time corrections, each with the words the model's next thought starts with.
+
+Why apart from ``policy``: ``policy`` says what a turn means for the run (run a tool,
+finish, retry, stop); this module says which correction a turn that could run or
+finish still deserves first. Each check fires at most once per run (``RunState.nudged``)
+and most come with a *lead*: a small model given a correction alone tends to write
+the same turn again, while one whose next thought already starts in the right place
+goes on from there. Pure functions over ``RunState`` and the parsed turn.
+"""
+
+from __future__ import annotations
+
+from ..prompting.retrieval import LIST_TOOLS
+from ..protocol.answer_text import is_refusal
+from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for
+from ..protocol.grounding import check_call, check_choice, choice_lead
+from ..protocol.guards import AnswerContext, check_answer, is_failure_text, say
+from ..types import Action, Step
+from .decisions import Retry
+from .state import RunState, Seen
+
+__all__ = ["answer_correction", "call_correction", "repeat_lead", "turn_correction"]
+
+_SHORT_RESULT = 200
+"""A repeated call's result at most this long (one line) opens the next thought (``repeat_lead``)."""
+
+
+def call_correction(state: RunState, action: Action) -> Retry | None:
+    """For a call to an offered tool: a first call that passes over the tool the question's words
+    clearly name (with that tool's name as the lead), or values that come from nowhere."""
+    if not state.seen and "tool_choice" not in state.nudged and action.tool != LIST_TOOLS:
+        nudge = check_choice(state.pick, (action.tool,), state.lang)
+        if nudge is not None and state.pick is not None:
+            return Retry(nudge.message, f"guard:{nudge.code}", lead=choice_lead(state.pick[0], state.lang))
+    if not state.limits.require_grounded_calls or "ungrounded" in state.nudged or action.tool == LIST_TOOLS:
+        return None
+    nudge = check_call(action.tool, action.args, state.schemas.get(action.tool),
+                       (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
+                       lang=state.lang, secret_fields=state.secret_fields)
+    return None if nudge is None else Retry(nudge.message, f"guard:{nudge.code}")
+
+
+def turn_correction(state: RunState, step: Step) -> Retry | None:
+    """For an unusable turn that reaches for a tool offered nowhere (``declines``): that none fits,
+    and a lead that says so. Not while ``list_tools`` can reveal more: the tool wanted may be hidden."""
+    if "no_fit" in state.nudged or not state.tool_names or LIST_TOOLS in state.tool_names:
+        return None
+    name = reached_for(step, state.tool_names, state.example_tools)
+    if name is None:
+        return None
+    nudge = no_fit_nudge(name, state.tool_names, state.lang)
+    return Retry(nudge.message, f"guard:{nudge.code}", lead=no_fit_lead(state.lang))
+
+
+def answer_correction(state: RunState, answer: str) -> Retry | None:
+    """For a final answer: the answer checks (``guards``), shared with the shim."""
+    nudge = check_answer(answer, _answer_context(state), refusal=is_refusal(answer))
+    if nudge is None:
+        return None
+    return Retry(nudge.message, "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}")
+
+
+def repeat_lead(earlier: Seen, lang: str) -> str:
+    """After a repeated call, its short result, so that the model goes on from what it has instead of
+    calling once more (it then repeats, and the run stops); empty for a long or failed result."""
+    text = earlier.text.strip()
+    if text and "\n" not in text and len(text) <= _SHORT_RESULT and not is_failure_text(text):
+        return say(lang, f" I already have the result: {text}", f"我已经有结果了：{text}")
+    return ""
+
+
+def _answer_context(state: RunState) -> AnswerContext:
+    """What the answer checks read. After the no-fit correction, which told the model to answer
+    without a tool, an answer is not asked for a tool again."""
+    return AnswerContext(
+        question=state.question,
+        tool_names=state.tool_names,
+        observations=tuple(seen.text for seen in state.seen),
+        real_observations=state.real_observations,
+        example_values=state.example_values,
+        nudged=state.nudged | ({"no_observation"} if state.observation_nudged or "no_fit" in state.nudged else set()),
+        require_observation=state.limits.require_observation,
+        lang=state.lang,
+    )

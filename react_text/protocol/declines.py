@@ -1,0 +1,63 @@
+"""A turn that reaches for a tool nobody offered: how a small model says that no offered tool fits.
+
+Why: asked to send an email with only room-booking tools at hand, a small model
+does not say "I cannot"; it writes a call to ``send_email``. Told only that the
+tool does not exist and shown an offered one, it copies the offered one (a wrong
+call) or loops on the same name until the run stops. The name it reached for is
+the signal: when it is not a misspelling of an offered tool and not a tool the
+few-shot examples use, the question needs something the user did not give, and
+the model should answer without a tool. The shim takes such a turn as a decline;
+the loop corrects it once (``no_fit_nudge``) and starts the model's next thought
+with ``no_fit_lead``.
+
+Pure functions over a parsed ``Step``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..types import Step
+from .guards import Nudge, say
+from .names import suggest_tool
+
+__all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere"]
+
+
+def reached_for(step: Step, offered: Sequence[str], copied: frozenset[str]) -> str | None:
+    """The tool name the turn wrote when it is offered nowhere: not a near miss of an offered tool
+    (``get_wether``, ``weather``) and not one the shown examples use (``copied``: a model copying the
+    examples' ``calculator`` should be told to use the offered tools, not be taken to decline)."""
+    if step.error is None or step.error.code != "unknown_tool" or step.error.detail is None:
+        return None
+    name = step.error.detail
+    if not isinstance(name, str) or name in copied or suggest_tool(name, list(offered)) is not None:
+        return None
+    return name
+
+
+def reaches_elsewhere(step: Step, offered: Sequence[str], copied: frozenset[str]) -> str | None:
+    """The turn's thought (as it followed the label: with a leading space, or empty) when it reaches
+    for a tool offered nowhere (``reached_for``); otherwise None."""
+    if reached_for(step, offered, copied) is None:
+        return None
+    return f" {step.thought}" if step.thought else ""
+
+
+def no_fit_nudge(name: str, offered: Sequence[str], lang: str) -> Nudge:
+    """The one correction for a call to a tool offered nowhere: none of the offered tools is to be
+    forced onto the question; answer without one. Names the tools, shows no call to copy."""
+    return Nudge("no_fit", say(
+        lang,
+        f"There is no tool {name!r}, and none of your tools ({', '.join(offered)}) does that. "
+        "Do not call a tool for it: write the Final Answer from what you know, or say that you cannot do it.",
+        f"没有名为 {name!r} 的工具，你的工具（{'、'.join(offered)}）也做不到这件事。"
+        "不要为此调用工具：请凭你已知的内容写出最终答案，或者说明你做不到。",
+    ))
+
+
+def no_fit_lead(lang: str) -> str:
+    """The words the model's next thought starts with after ``no_fit_nudge``: with the correction alone,
+    a small model writes the same call again. The sentence is left open for the model to finish (it
+    answers from what it knows, or says it cannot); a whole sentence it copies as its answer."""
+    return say(lang, " None of my tools can do that, so", "我的工具都做不到这件事，所以")
