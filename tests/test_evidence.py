@@ -68,6 +68,15 @@ def test_the_loop_opens_the_next_thought_with_the_quote_and_keeps_it(tmp_path) -
     assert [e["lead"] for e in events if e["event"] == "evidence"] == [quote]
 
 
+def test_a_refusal_of_a_quoted_answer_is_questioned_and_the_thought_quotes_it_back() -> None:
+    refusal = " The results say nothing about it.\nFinal Answer: I cannot find that: the documents do not say."
+    action = 'Thought: I search.\nAction: search\nAction Input: {"query": "note ferry"}'
+    agent, backend = _search_agent([action, refusal, " So it carries 212.\nFinal Answer: 212"])
+    result = agent.run("A note says: 'The Milvan ferry carries 212 passengers.' How many does it carry?")
+    assert result.answer == "212" and result.steps[1].decision.reason == "guard:in_question"
+    assert backend.prompts[2].endswith('Thought: The question itself says: "The Milvan ferry carries 212 passengers."')
+
+
 def test_quote_evidence_off_leaves_the_thought_to_the_model() -> None:
     action = 'Thought: I search.\nAction: search\nAction Input: {"query": "Lake Emmerlin depth"}'
     agent, backend = _search_agent([action, " It is 143 metres.\nFinal Answer: 143"], quote_evidence=False)

@@ -73,6 +73,23 @@ def test_an_answer_before_any_tool_gets_one_nudge_but_a_refusal_does_not() -> No
     assert check_answer("48213", ctx(observations=(), tool_names=())) is None
 
 
+@pytest.mark.parametrize("question, caught", [
+    ("Look up the sum of 4,728 and 9,365.", True),  # the numbers are the question's own
+    ("请用搜索工具查询 250 乘以 48 的结果。", True),
+    ("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened the harvest fair.'?", True),
+    ("我的便条上写着：“青松镇有9,120人。”根据便条，青松镇有多少人？", True),
+    ("Which number between 1 and 100 am I thinking of right now?", False),  # numbers, but nothing to work out
+    ("What was the population of Varnholt in 1850?", False),
+])
+def test_a_refusal_of_what_the_question_itself_holds_gets_one_nudge(question: str, caught: bool) -> None:
+    context = ctx(question=question, tool_names=("search", "calculator"))
+    nudge = check_answer("I cannot find that: the documents do not say.", context, refusal=True)
+    assert (nudge is not None and nudge.code == "in_question") is caught
+    assert check_answer("14093", context) is None  # only a refusal is questioned
+    assert check_answer("I cannot find that.", ctx(question=question, nudged=frozenset({"in_question"})),
+                        refusal=True) is None
+
+
 def test_corrections_speak_chinese_under_a_chinese_prompt() -> None:
     for answer, kw in [("1,375 * 22", {}), ("48213", {"observations": ()}),
                        ("错误：无法计算", {"observations": ("错误：无法计算",)})]:

@@ -14,7 +14,7 @@ from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, check_answer, is_failure_text, say
+from ..protocol.guards import AnswerContext, check_answer, gives_numbers, is_failure_text, quoted_text, say
 from ..types import Action, Step
 from .decisions import Retry
 from .state import RunState, Seen
@@ -53,11 +53,23 @@ def turn_correction(state: RunState, step: Step) -> Retry | None:
 
 
 def answer_correction(state: RunState, answer: str) -> Retry | None:
-    """For a final answer: the answer checks (``guards``), shared with the shim."""
+    """For a final answer: the answer checks (``guards``), shared with the shim; a refusal of what the
+    question itself holds gets a lead that starts from it."""
     nudge = check_answer(answer, _answer_context(state), refusal=is_refusal(answer))
     if nudge is None:
         return None
-    return Retry(nudge.message, "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}")
+    reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
+    return Retry(nudge.message, reason, lead=_in_question_lead(state) if nudge.code == "in_question" else "")
+
+
+def _in_question_lead(state: RunState) -> str:
+    """After the correction for refusing what the question holds, the thought starts from it: the
+    numbers go to the calculator, a quoted passage is quoted back (``guards.quoted_text``)."""
+    if gives_numbers(state.question) and "calculator" in state.tool_names:
+        return say(state.lang, " The question itself gives the numbers, so I pass them to the calculator as the expression",
+                   "问题本身给出了数字，所以我把它们写成算式交给 calculator：")
+    quote = quoted_text(state.question) or ""
+    return say(state.lang, f' The question itself says: "{quote}"', f"问题本身写着：“{quote}”")
 
 
 def repeat_lead(earlier: Seen, lang: str) -> str:

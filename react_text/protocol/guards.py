@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text",
-           "numbers_in", "say"]
+__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "gives_numbers",
+           "is_failure_text", "numbers_in", "quoted_text", "say"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class AnswerContext:
     require_observation: bool = True
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
-        "tool_error", "expression", "example_value", "no_observation", "not_a_number"}))
+        "tool_error", "expression", "example_value", "no_observation", "not_a_number", "in_question"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -141,6 +141,26 @@ def _not_a_number(answer: str, question: str) -> bool:
     return asks_for_number(question) and not _HOLDS_NUMBER.search(answer)
 
 
+# An operation on numbers the question itself gives ("the sum of 4,728 and 9,365", "250 乘以 48").
+_OPERATION = re.compile(
+    r"\b(?:sum|plus|add|added|minus|subtract(?:ed)?|difference|times|multiplied|product|divided|percent)\b|%|"
+    r"加|减|乘|除以|之和|百分之",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"[\"“「『]([^\"”」』]{6,})[\"”」』]|'([^']{12,})'")
+
+
+def gives_numbers(question: str) -> bool:
+    """Whether ``question`` asks for an operation on numbers it gives itself (two or more)."""
+    return len(numbers_in(question)) >= 2 and _OPERATION.search(question) is not None
+
+
+def quoted_text(question: str) -> str | None:
+    """The passage ``question`` quotes ("in this sentence: '...'", "便条上写着：“...”"), if any."""
+    found = _QUOTED.search(question)
+    return None if found is None else (found.group(1) or found.group(2)).strip()
+
+
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
     """The one correction this answer still deserves, or None to accept it.
 
@@ -223,11 +243,32 @@ def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | N
     ))
 
 
+def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    """A refusal when the question holds what answers it: numbers to work out, or a quoted passage. Told
+    to "look it up", a small model searches, finds nothing and says the documents do not say."""
+    if not refusal:
+        return None
+    if gives_numbers(ctx.question) and "calculator" in ctx.tool_names:
+        return Nudge("in_question", say(
+            ctx.lang,
+            "The question itself gives the numbers: work it out with the calculator instead of looking it up.",
+            "问题本身已经给出了数字：请用 calculator 算出来，而不是去查找。",
+        ))
+    if quoted_text(ctx.question) is not None:
+        return Nudge("in_question", say(
+            ctx.lang,
+            "The question itself quotes the text that answers it: answer from that text.",
+            "问题本身引用的文字就包含答案：请根据那段文字作答。",
+        ))
+    return None
+
+
 _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (
     ("tool_error", _tool_error),
     ("expression", _expression),
     ("example_value", _example_value),
     ("not_a_number", _missing_number),
     ("no_observation", _no_observation),
+    ("in_question", _in_question),
 )
 """Every check by its code, in the order they are tried."""
