@@ -14,7 +14,7 @@ from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, check_answer, gives_numbers, is_failure_text, quoted_text, say
+from ..protocol.guards import AnswerContext, check_answer, is_failure_text, question_holds, quoted_text, say
 from ..types import Action, Step
 from .decisions import Retry
 from .state import RunState, Seen
@@ -64,8 +64,8 @@ def answer_correction(state: RunState, answer: str) -> Retry | None:
 
 def _in_question_lead(state: RunState) -> str:
     """After the correction for refusing what the question holds, the thought starts from it: the
-    numbers go to the calculator, a quoted passage is quoted back (``guards.quoted_text``)."""
-    if gives_numbers(state.question) and "calculator" in state.tool_names:
+    numbers go to the calculator, a quoted passage is quoted back (``guards.question_holds``)."""
+    if question_holds(state.question, state.tool_names) == "numbers":
         return say(state.lang, " The question itself gives the numbers, so I pass them to the calculator as the expression",
                    "问题本身给出了数字，所以我把它们写成算式交给 calculator：")
     quote = quoted_text(state.question) or ""

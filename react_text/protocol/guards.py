@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "gives_numbers",
-           "is_failure_text", "numbers_in", "quoted_text", "say"]
+__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text",
+           "numbers_in", "question_holds", "quoted_text", "say"]
 
 
 @dataclass(frozen=True)
@@ -150,15 +150,18 @@ _OPERATION = re.compile(
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』]{6,})[\"”」』]|'([^']{12,})'")
 
 
-def gives_numbers(question: str) -> bool:
-    """Whether ``question`` asks for an operation on numbers it gives itself (two or more)."""
-    return len(numbers_in(question)) >= 2 and _OPERATION.search(question) is not None
-
-
 def quoted_text(question: str) -> str | None:
     """The passage ``question`` quotes ("in this sentence: '...'", "便条上写着：“...”"), if any."""
     found = _QUOTED.search(question)
     return None if found is None else (found.group(1) or found.group(2)).strip()
+
+
+def question_holds(question: str, tool_names: tuple[str, ...]) -> str | None:
+    """What ``question`` itself holds that answers it: ``"numbers"`` (two or more of its own and an
+    operation on them, with the calculator offered) or ``"quote"`` (a quoted passage); else None."""
+    if len(numbers_in(question)) >= 2 and _OPERATION.search(question) and "calculator" in tool_names:
+        return "numbers"
+    return "quote" if quoted_text(question) is not None else None
 
 
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
@@ -246,15 +249,14 @@ def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | N
 def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     """A refusal when the question holds what answers it: numbers to work out, or a quoted passage. Told
     to "look it up", a small model searches, finds nothing and says the documents do not say."""
-    if not refusal:
-        return None
-    if gives_numbers(ctx.question) and "calculator" in ctx.tool_names:
+    holds = question_holds(ctx.question, ctx.tool_names) if refusal else None
+    if holds == "numbers":
         return Nudge("in_question", say(
             ctx.lang,
             "The question itself gives the numbers: work it out with the calculator instead of looking it up.",
             "问题本身已经给出了数字：请用 calculator 算出来，而不是去查找。",
         ))
-    if quoted_text(ctx.question) is not None:
+    if holds == "quote":
         return Nudge("in_question", say(
             ctx.lang,
             "The question itself quotes the text that answers it: answer from that text.",
