@@ -82,6 +82,26 @@ from react_text.tools.calling import call_tool
     ("2π", None),  # implicit multiplication is not guessed
     ("`6 * 7`", "42"),
     ("1_000 * 3", "3000"),
+    ("4382,910 * 10", "43829100"),  # a mis-grouped number is still one number, not a tuple
+    # words small models write in arithmetic (calc_words)
+    ("17% of 846,300", "143871"),
+    ("846300 * 17%", "143871"),
+    ("10 % 3", "1"),  # modulo stays modulo
+    ("318.6 million / 1842", "172964.1694"),
+    ("2.35亿 / 735", "319727.8912"),
+    ("1.5 thousand + 1", "1501"),
+    ("3 的 4 次方", "81"),
+    ("8642 的平方减去 1,357 的平方", "72842715"),
+    ("2 raised to the power of 10", "1024"),
+    ("12 plus 5 times 2", "22"),
+    ("100 divided by 8 minus 0.5", "12"),
+    ("2 squared + 3 cubed", "31"),
+    ("$86 * 1.1 / 4", "23.65"),
+    ("87 公里/小时 * 36 小时 + 1,245 公里", "4377 (= 87 * 36 + 1245)"),
+    ("1,375 widgets per hour * 22 hours a day * 45 days", "1361250 (= 1375 * 22 * 45)"),
+    ("5 kg + 300 kg", "305 (= 5 + 300)"),
+    ("2023 census", None),  # a unit alone is no arithmetic
+    ("2 pi", None),  # a name the calculator knows is not a unit
 ])
 def test_calculator_evaluates(expression: str, expected: str | None) -> None:
     if expected is None:
@@ -143,6 +163,8 @@ def test_calculator_evaluates(expression: str, expected: str | None) -> None:
     ("-" * 100 + "1", "nested too deeply"),
     ("+".join(["1"] * 200), "too many parts"),
     ("\x00", "cannot read"),
+    ("5 kg + 300 g", "the units differ (kg, g)"),
+    ("48,917,73,604 + 1", "a tuple"),
 ])
 def test_calculator_rejects_with_a_clear_error(expression: str, message: str) -> None:
     with pytest.raises(CalculatorError, match=re.escape(message)):

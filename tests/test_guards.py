@@ -43,6 +43,8 @@ def test_after_no_results_the_model_may_say_it_cannot_find_it() -> None:
     ("1,375 * 22 * 45", True),
     ("The total is (3 + 4) / 2", True),
     ("2024 - 1873 = 151", False),
+    ("4377 (= 87 * 36 + 1245)", False),  # a value with its working, as the calculator reports a reading
+    ("4377 = 87 * 36 + 1245", False),
     ("151", False),
     ("2023-05-01", False),  # a date, not a subtraction
     ("It opened in 1994 and closed in 2001.", False),

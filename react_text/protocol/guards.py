@@ -89,11 +89,14 @@ _NUM = r"\(?\s*-?\d[\d,]*(?:\.\d+)?\s*\)?"
 _OP = r"(?:\s*[*/×÷^+]\s*|\s+-\s+)"
 _EXPRESSION = re.compile(rf"{_NUM}(?:{_OP}{_NUM})+")
 _RESULT = re.compile(r"[=＝]\s*-?\d|等于|is\s+-?\d", re.IGNORECASE)
+_VALUE_FIRST = re.compile(r"\d\s*[(（]?\s*[=＝]\s*$")
+"""A value, then its working: ``4377 (= 87 * 36 + 1245)``, as the calculator reports a reading."""
 
 
 def _unevaluated(answer: str) -> bool:
     found = _EXPRESSION.search(answer)
-    return found is not None and not _RESULT.search(answer[found.end():])
+    return (found is not None and not _RESULT.search(answer[found.end():])
+            and not _VALUE_FIRST.search(answer[:found.start()]))
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")

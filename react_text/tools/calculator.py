@@ -3,7 +3,8 @@
 It parses with ``ast`` and walks a small whitelist, with bounds on length,
 node count, nesting, exponent and result size, so no input can hang it,
 exhaust memory or reach Python objects. It also reads the spellings small
-models write (``×``, ``÷``, ``^``, ``1,234``, full-width digits, a trailing ``=``).
+models write (``×``, ``÷``, ``^``, ``1,234``, full-width digits, a trailing ``=``)
+and the words they put in arithmetic (``17% of``, ``million``, ``的平方``, units; ``calc_words``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from .calc_words import mixed_units, read_words
 from .spec import tool
 
 __all__ = ["CalculatorError", "calculate", "calculator", "format_number"]
@@ -48,7 +50,8 @@ _SPELLINGS = [  # applied after NFKC, which already maps full-width digits and o
     (re.compile(r"(?<=[\d)])\s+[xX]\s+(?=[\d(])"), " * "),
 ]
 _MULTI_ARG_CALL = re.compile(r"\b(min|max|round|log|pow)\s*\(")
-_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\d,])")
+_THOUSANDS = re.compile(r"(?<![\w.,])\d+(?:,\d{3})+(?![\d,])")
+"""Grouped thousands, also mis-grouped ones (``4382,910``): a tuple has no arithmetic meaning."""
 
 
 def _normalise(expression: str) -> str:
@@ -290,7 +293,9 @@ def calculate(expression: str) -> str:
         raise CalculatorError("the expression must be text, e.g. (4 + 6) * 2.5")
     if len(expression) > MAX_INPUT_CHARS:
         raise CalculatorError(f"the expression is too long ({len(expression)} characters)")
-    text = _normalise(expression)
+    text, units = read_words(_normalise(expression))
+    if mixed_units(text, units):
+        raise CalculatorError(f"the units differ ({', '.join(units)}); convert them to one unit first")
     if not text:
         raise CalculatorError("the expression is empty; write one such as (4 + 6) * 2.5")
     if len(text) > MAX_EXPRESSION_CHARS:
@@ -314,7 +319,7 @@ def calculate(expression: str) -> str:
         raise CalculatorError(f"math error: {exc}") from None
     except (RecursionError, MemoryError):
         raise CalculatorError("the expression is too complex") from None
-    return format_number(value)
+    return f"{format_number(value)} (= {text})" if units else format_number(value)
 
 
 def format_number(value: Number) -> str:
