@@ -295,6 +295,21 @@ def test_a_call_to_a_tool_offered_nowhere_gets_one_no_fit_correction_and_lead(to
     assert len(backend.calls) == 2  # told to answer without a tool, the answer is not asked for a tool again
 
 
+def test_a_first_call_when_the_question_meets_no_tool_is_questioned_once(template):
+    @tool
+    def item_price(item: str) -> str:
+        """The shop price of an item."""
+        return f"no item {item!r}"
+
+    forced = act("item_price", {"item": "Oslo"})
+    agent, backend = make_agent([forced, final("I cannot tell the weather."), forced], [item_price], template)
+    result = agent.run("What is the weather in Oslo right now?")
+    assert result.status == "answered" and result.answer == "I cannot tell the weather."
+    first = result.steps[0].decision
+    assert isinstance(first, Retry) and first.reason == "guard:no_fit" and "item_price" in first.observation
+    assert len(backend.calls) == 2  # the answer without a tool is not asked for a tool again
+
+
 def test_the_no_fit_correction_fires_once_then_an_unknown_tool_is_a_format_error(tools, template):
     email = act("send_email", {"to": "landlord"})
     agent, _ = make_agent([email, email, final("done")], tools, template, limits=Limits(require_observation=False))

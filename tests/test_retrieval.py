@@ -21,7 +21,7 @@ from react_text.agent.loop import Agent
 from react_text.agent.state import Limits
 from react_text.eval.suites import BUILTIN_TOOLS, load_suite, match_answer
 from react_text.prompting.templates import load_template
-from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, clear_pick, tool_terms
+from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, clear_pick, fits_nothing, tool_terms
 from react_text.eval.toolbox import TOOLBOX, toolbox_tools
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "many_tools" / "many_tools.jsonl"
@@ -249,6 +249,37 @@ def test_compare_with_retrieval_shows_each_task_its_own_tools(tmp_path):
         events = [json.loads(line) for line in open(record["trace"], encoding="utf-8")]
         (shown,) = [e for e in events if e["event"] == "tools_shown"]
         assert task.calls[0][0] in {t["name"] for t in shown["tools"]}
+
+
+def _schema_tool(name: str, description: str, **properties) -> object:
+    from react_text.fc.request import read_tools
+
+    (made,) = read_tools([{"type": "function", "function": {
+        "name": name, "description": description, "parameters": {"type": "object", "properties": properties}}}])
+    return made
+
+
+SHOP = [_schema_tool("item_price", "The shop price in euros of an item.", item={"type": "string"}),
+        _schema_tool("convert_units", "Convert a length.", unit={"type": "string", "enum": ["km", "mi"]})]
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What is the weather in Oslo right now?", True),  # no word of any tool
+    ("Who wrote the novel Pride and Prejudice?", True),
+    ("What do 12 blue mugs cost in euros?", False),  # "euros" is in item_price's description
+    ("How far is 26.2 miles?", False),  # loosely: the enum's "mi" starts "miles"
+    ("奥斯陆现在天气怎么样？", False),  # a Chinese question meets no English tool, fit or not: never judged
+    ("", False),
+])
+def test_fits_nothing_only_when_no_tool_shares_a_word(question: str, expected: bool) -> None:
+    assert fits_nothing(SHOP, question) is expected
+
+
+def test_a_tool_that_takes_free_text_fits_any_question() -> None:
+    search = _schema_tool("web", "The web.", query={"type": "string"})
+    assert fits_nothing(SHOP, "Who painted the Mona Lisa?")
+    assert not fits_nothing([*SHOP, search], "Who painted the Mona Lisa?")
+    assert not fits_nothing([], "Who painted the Mona Lisa?")
 
 
 def test_a_clear_pick_needs_a_strong_match_well_ahead_of_the_next() -> None:

@@ -137,7 +137,7 @@ def test_several_calls_in_one_turn_become_several_tool_calls() -> None:
         "Action: get_weather\nAction Input: {\"city\": \"Oslo\"}"
     )
     backend = ScriptedBackend([turn, turn, " Done.\nFinal Answer: Paris is warmer."])
-    messages = _user("Is Paris or Oslo warmer today?")
+    messages = _user("Is the weather warmer in Paris or Oslo today?")
     out = tool_calls(messages, TOOLS, backend=backend)
     calls = out["message"]["tool_calls"]
     assert [json.loads(c["function"]["arguments"])["city"] for c in calls] == ["Paris", "Oslo"]
@@ -569,6 +569,35 @@ def test_after_a_tool_result_the_choice_is_the_models() -> None:
     backend = ScriptedBackend([" Done.\nFinal Answer: Sunny, 24 C."])
     out = tool_calls(messages, TOOLS, backend=backend)
     assert out["message"]["content"] == "Sunny, 24 C." and out["format_errors"] == []
+
+
+# --- a first call when the question meets none of the tools ----------------------------------
+
+def test_a_call_for_a_question_no_tool_meets_is_questioned_once() -> None:
+    forced = ' Weather.\nAction: get_weather\nAction Input: {"city": "Pride and Prejudice"}'
+    backend = ScriptedBackend([forced, " I know this.\nFinal Answer: Jane Austen"])
+    out = tool_calls(_user("Who wrote the novel Pride and Prejudice?"), TOOLS, backend=backend)
+    assert out["message"]["content"] == "Jane Austen" and out["format_errors"] == ["guard:no_fit"]
+    correction = backend.prompts[1][len(backend.prompts[0]):]
+    assert "does not mention get_weather" in correction and "call it again" in correction
+    assert backend.prompts[1].endswith("Thought:")  # no lead: the model may know the answer
+
+
+def test_a_call_made_again_after_the_no_fit_correction_goes_through() -> None:
+    call = ' My mother.\nAction: get_weather\nAction Input: {"city": "Paris"}'
+    backend = ScriptedBackend([call, call])
+    out = tool_calls(_user("Is Paris or Oslo warmer today?"), TOOLS, backend=backend)
+    assert out["finish_reason"] == "tool_calls" and out["format_errors"] == ["guard:no_fit"]
+
+
+def test_no_fit_is_not_asked_after_another_correction_or_of_a_chinese_question() -> None:
+    made_up = ' Weather.\nAction: get_weather\nAction Input: {"city": "sample city"}'
+    backend = ScriptedBackend([made_up, made_up])
+    out = tool_calls(_user("Is it warmer in Paris or Oslo?"), TOOLS, backend=backend)
+    assert out["format_errors"] == ["guard:ungrounded"] and out["finish_reason"] == "tool_calls"
+    backend = ScriptedBackend([WEATHER_TURN])
+    out = tool_calls(_user("巴黎今天热吗？"), TOOLS, backend=backend)
+    assert out["format_errors"] == [] and out["finish_reason"] == "tool_calls"
 
 
 def test_the_choice_correction_speaks_chinese() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for
+from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, check_answer, is_failure_text, question_holds, quoted_text, say
 from ..types import Action, Step
@@ -27,17 +27,24 @@ _SHORT_RESULT = 200
 
 def call_correction(state: RunState, action: Action) -> Retry | None:
     """For a call to an offered tool: a first call that passes over the tool the question's words
-    clearly name (with that tool's name as the lead), or values that come from nowhere."""
-    if not state.seen and "tool_choice" not in state.nudged and action.tool != LIST_TOOLS:
+    clearly name (with that tool's name as the lead), values that come from nowhere, or a first call
+    when the question meets none of the tools (no lead: the model may know the answer)."""
+    if action.tool == LIST_TOOLS:
+        return None
+    if not state.seen and "tool_choice" not in state.nudged:
         nudge = check_choice(state.pick, (action.tool,), state.lang)
         if nudge is not None and state.pick is not None:
             return Retry(nudge.message, f"guard:{nudge.code}", lead=choice_lead(state.pick[0], state.lang))
-    if not state.limits.require_grounded_calls or "ungrounded" in state.nudged or action.tool == LIST_TOOLS:
-        return None
-    nudge = check_call(action.tool, action.args, state.schemas.get(action.tool),
-                       (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
-                       lang=state.lang, secret_fields=state.secret_fields)
-    return None if nudge is None else Retry(nudge.message, f"guard:{nudge.code}")
+    if state.limits.require_grounded_calls and "ungrounded" not in state.nudged:
+        nudge = check_call(action.tool, action.args, state.schemas.get(action.tool),
+                           (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
+                           lang=state.lang, secret_fields=state.secret_fields)
+        if nudge is not None:
+            return Retry(nudge.message, f"guard:{nudge.code}")
+    if state.unfit and not state.seen and "no_fit" not in state.nudged:
+        nudge = unfit_nudge(action.tool, state.tool_names, state.lang)
+        return Retry(nudge.message, f"guard:{nudge.code}")
+    return None
 
 
 def turn_correction(state: RunState, step: Step) -> Retry | None:

@@ -83,10 +83,9 @@ class Agent:
     trace and ``on_event``. ``tool_cache`` (a ``tool_cache.ToolCache``) answers calls
     to ``cacheable`` tools from earlier runs and keeps their results.
 
-    ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the
-    model only the best matches for each question plus ``list_tools(query)``,
-    which reveals more (``react_text.prompting.retrieval``); the trace records
-    ``tools_shown`` and ``tools_revealed``.
+    ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best
+    matches for each question plus ``list_tools(query)``, which reveals more
+    (``react_text.prompting.retrieval``); the trace records ``tools_shown`` and ``tools_revealed``.
 
     ``quote_evidence`` (on by default): when a search's numbered results hold a
     sentence that plainly answers the question, the next thought opens with that
@@ -325,6 +324,7 @@ class Agent:
             schemas=self._tool_specs,
             secret_fields=self._redactor.fields if self._redactor is not None else SECRET_FIELDS,
             pick=self._shown.pick(question),
+            unfit=self._shown.unfit(question),
         )
 
     def _shown_episodes(self, question: str) -> tuple[Any, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..prompting.retrieval import LIST_TOOLS, ToolRetrieval, clear_pick
+from ..prompting.retrieval import LIST_TOOLS, ToolRetrieval, clear_pick, fits_nothing
 from .events import Events
 from .state import RunState
 
@@ -60,3 +60,8 @@ class ShownTools:
         """The visible tool the question's words clearly name (``retrieval.clear_pick``), with its description."""
         name = clear_pick([self.tools[n] for n in self.visible if n != LIST_TOOLS], question)
         return None if name is None else (name, self.tools[name].description or "")
+
+    def unfit(self, question: str) -> bool:
+        """Whether the question meets none of the tools (``retrieval.fits_nothing``); never while
+        ``list_tools`` can reveal more: the tool that fits may be hidden."""
+        return LIST_TOOLS not in self.visible and fits_nothing([self.tools[n] for n in self.visible], question)

@@ -102,3 +102,6 @@ class RunState:
     pick: tuple[str, str] | None = None
     """The tool the question's words clearly name, and its description (``ShownTools.pick``): a first call
     to another tool is questioned once (``grounding.choice_nudge``)."""
+    unfit: bool = False
+    """The question meets none of the tools (``ShownTools.unfit``): a first call is questioned once
+    (``declines.unfit_nudge``)."""

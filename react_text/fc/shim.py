@@ -31,9 +31,9 @@ from ..backends.base import Backend, complete_streaming
 from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
-from ..prompting.retrieval import clear_pick
+from ..prompting.retrieval import clear_pick, fits_nothing
 from ..prompting.templates import as_template
-from ..protocol.declines import reaches_elsewhere
+from ..protocol.declines import reaches_elsewhere, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, check_answer
 from ..protocol.parser import parse
@@ -140,6 +140,7 @@ class _Request:
     grounds: tuple[str, ...]  # what call values may come from: instructions, question, results
     example_arguments: tuple[str, ...]  # what a copied call would pass: the shown episodes' arguments
     pick: tuple[str, str] | None  # the tool the question clearly asks for, and its description, before any result
+    unfit: bool  # the question meets no offered tool (``fits_nothing``), before any result
     prompt: str
     turns_before: int
 
@@ -163,6 +164,7 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         answer_context=_answer_context(tpl, conversation, by_name, shown), turns_before=len(conversation.turns),
         example_arguments=episode_arguments(shown),
         pick=_pick(offered, conversation) if choice.mode == "auto" else None,
+        unfit=choice.mode == "auto" and not conversation.turns and fits_nothing(offered, conversation.question),
         grounds=(conversation.instructions, conversation.question,
                  *(r for turn in conversation.turns for r in turn.results)),
     )
@@ -285,7 +287,7 @@ class _Attempts:
         if self.request.choice.mode != "auto" or verdict.problem is not None:
             return verdict
         if verdict.calls:
-            return self._passed_over(verdict) or self._grounded(verdict)
+            return self._passed_over(verdict) or self._ungrounded(verdict) or self._unfit(verdict) or verdict
         if verdict.answer is None:
             return verdict
         tried_call = any(code in ("bad_arguments", "unknown_tool") for code in self.errors)
@@ -309,17 +311,30 @@ class _Attempts:
         self.lead = choice_lead(r.pick[0], r.answer_context.lang)  # the model writes the rest: a call, or an answer
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
 
-    def _grounded(self, verdict: Verdict) -> Verdict:
+    def _unfit(self, verdict: Verdict) -> Verdict | None:
+        """A first call when the question meets none of the tools gets one correction, on the first
+        attempt only (the values check goes first and often settles it); a call the model makes
+        after a correction goes through. No lead: started with "None of my tools can do that, so",
+        it also declines what it knows ("Who wrote Pride and Prejudice?")."""
+        r = self.request
+        if not r.unfit or self.errors:  # a call made after a correction: the model has had its say
+            return None
+        nudge = unfit_nudge(verdict.calls[0][0], list(r.schemas), r.answer_context.lang)
+        self.nudged.add(nudge.code)
+        return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
+
+    def _ungrounded(self, verdict: Verdict) -> Verdict | None:
+        """A call with values from nowhere (``grounding``) gets one correction."""
         r = self.request
         if "ungrounded" in self.nudged:
-            return verdict
+            return None
         for name, args in verdict.calls:
             nudge = check_call(name, args, r.schemas.get(name), r.grounds, r.example_arguments,
                                lang=r.answer_context.lang)
             if nudge is not None:
                 self.nudged.add(nudge.code)
                 return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
-        return verdict
+        return None
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:
         """The answer asked for under the dialect's answer label after ``said``, or None when none came."""

@@ -27,7 +27,8 @@ from ..tools.spec import tool
 from ..tools.search import query_terms  # the search tool's terms: one notion of a "word" in the project
 from .tool_views import describe_tools, json_args
 
-__all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "clear_pick", "tool_terms"]
+__all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "clear_pick", "fits_nothing",
+           "tool_terms"]
 
 LIST_TOOLS = "list_tools"
 DEFAULT_MAX_SHOWN = 8
@@ -44,6 +45,11 @@ _CLEAR_MARGIN = 1.5
 _QUESTION_WORDS = frozenset({"many", "much", "give", "use", "using", "value", "long"})
 """Words of a question that say nothing about a tool, beyond the search tool's stopwords."""
 _IDENTIFIER_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
+_OPEN_ARGUMENTS = frozenset({"query", "q", "question", "prompt", "search", "keywords", "expression", "formula",
+                             "code", "input", "command", "url", "answer"})
+"""Arguments that take free text to work on (or, for a ``final_answer`` tool, give the answer): a tool
+with one serves questions in any words."""
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def tool_terms(text: str) -> list[str]:
@@ -142,6 +148,28 @@ def clear_pick(tools: Sequence[Any], question: str) -> str | None:
     if len(ranked) > 1 and ranked[0].score < _CLEAR_MARGIN * ranked[1].score:
         return None
     return ranked[0].name
+
+
+def fits_nothing(tools: Sequence[Any], question: str) -> bool:
+    """Whether no offered tool shares a word with the question, even loosely (one word the start of
+    the other: ``mi`` and ``miles``). Asked "What is the weather in Oslo?" with shop tools, a small
+    model still calls one (``item_price {"item": "Oslo"}``); a question that meets no tool's name,
+    description, arguments or enums is one it should answer without a tool. Never for a question in
+    a script the tools are not written in (a Chinese question meets no English tool, fit or not), nor
+    with a tool that takes free text to work on (``_OPEN_ARGUMENTS``: a search, a fetch, a calculator, a
+    ``final_answer``), which fits questions that share no word with it."""
+    if any(_OPEN_ARGUMENTS.intersection(t.parameters.get("properties") or {}) for t in tools):
+        return False
+    words = set(tool_terms(question))
+    vocabulary = set().union(*(_document(t) for t in tools)) if tools else set()
+    if len(words) < 2 or not vocabulary or (_CJK.search(question) and not any(_CJK.search(v) for v in vocabulary)):
+        return False
+    return not any(_meets(word, term) for word in words for term in vocabulary)
+
+
+def _meets(word: str, term: str) -> bool:
+    short, long = sorted((word, term), key=len)
+    return len(short) >= 2 and long.startswith(short)
 
 
 def describe_line(tool: Any) -> str:

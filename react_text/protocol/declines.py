@@ -21,7 +21,7 @@ from ..types import Step
 from .guards import Nudge, say
 from .names import suggest_tool
 
-__all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere"]
+__all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere", "unfit_nudge"]
 
 
 def reached_for(step: Step, offered: Sequence[str], copied: frozenset[str]) -> str | None:
@@ -53,6 +53,20 @@ def no_fit_nudge(name: str, offered: Sequence[str], lang: str) -> Nudge:
         "Do not call a tool for it: write the Final Answer from what you know, or say that you cannot do it.",
         f"没有名为 {name!r} 的工具，你的工具（{'、'.join(offered)}）也做不到这件事。"
         "不要为此调用工具：请凭你已知的内容写出最终答案，或者说明你做不到。",
+    ))
+
+
+def unfit_nudge(name: str, offered: Sequence[str], lang: str) -> Nudge:
+    """The one correction for a first call when the question shares no word with any offered tool
+    (``retrieval.fits_nothing``): either the call is right (a request in other words: "Ring my
+    mother" for ``phone_call``), and the model calls it again, or no tool does it, and it answers."""
+    return Nudge("no_fit", say(
+        lang,
+        f"Check the tool: the question does not mention {name} or what it does. If {name} does what is "
+        "asked, call it again. If none of your tools does, do not call one: write the Final Answer from "
+        "what you know, or say that you cannot do it.",
+        f"请检查工具：问题里没有提到 {name}，也没有提到它的功能。如果 {name} 正好能完成这个请求，就再调用一次；"
+        "如果你的工具都做不到，就不要调用工具：请凭你已知的内容写出最终答案，或者说明你做不到。",
     ))
 
 
