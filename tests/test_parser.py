@@ -430,6 +430,33 @@ def test_stray_input_and_none_action() -> None:
     assert parse("Thought: I know.\nAction: None\nFinal Answer: 4", TOOLS).final_answer == "4"
 
 
+STRAY_SCHEMAS = {"calculator": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
+           "search": {"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                      "required": ["query"]},
+           "lookup": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+
+
+def test_a_stray_input_whose_keys_only_one_tool_takes_is_that_tools_call() -> None:
+    turn = 'Thought: I pass them to the calculator.\nAction Input: {"expression": "4 + 5"}\nObservation: 9'
+    step = parse(turn, STRAY_SCHEMAS)
+    assert (only_action(step).tool, only_action(step).args) == ("calculator", {"expression": "4 + 5"})
+    assert "inferred_tool" in step.repairs and step.thought == "I pass them to the calculator."
+    assert step.end == turn.index("\nObservation")  # the made-up observation is cut off as usual
+    assert only_action(parse('Thought: x\nAction Input: {"query": "a", "limit": 2}', STRAY_SCHEMAS)).tool == "search"
+
+
+@pytest.mark.parametrize("turn, tools", [
+    ('Thought: x\nAction Input: {"query": "a"}', STRAY_SCHEMAS),  # search and lookup both take it
+    ('Thought: x\nAction Input: {"limit": 2}', STRAY_SCHEMAS),  # search needs its query too
+    ('Thought: x\nAction Input: {"foo": 1}', STRAY_SCHEMAS),
+    ("Thought: x\nAction Input: 4 + 5", STRAY_SCHEMAS),  # not keys at all
+    ('Thought: x\nAction Input: {"expression": "4 + 5"}', ["calculator", "search"]),  # names only: no schema
+])
+def test_a_stray_input_that_names_no_one_tool_stays_an_error(turn: str, tools) -> None:
+    step = parse(turn, tools)
+    assert error_code(step) == "no_action" and "inferred_tool" not in step.repairs
+
+
 def test_an_echoed_observation_at_the_turn_start_is_skipped_and_the_step_after_it_is_read() -> None:
     step = parse("Observation: 42\nFinal Answer: 42", TOOLS)
     assert step.final_answer == "42" and step.thought is None

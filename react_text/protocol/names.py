@@ -142,6 +142,17 @@ class Toolset:
         props = self.parameters(name).get("properties")
         return list(props) if isinstance(props, dict) else []
 
+    def owner_of(self, keys: Sequence[str]) -> Optional[str]:
+        """The one tool whose declared arguments hold every key and whose required ones are all among
+        them; None when no schema is declared, or none or several tools take these keys."""
+        owners = []
+        for name in self.names:
+            params = self.parameters(name)
+            props, required = params.get("properties"), params.get("required") or []
+            if isinstance(props, dict) and props and set(keys) <= set(props) and set(required) <= set(keys):
+                owners.append(name)
+        return owners[0] if len(owners) == 1 else None
+
     def takes_no_arguments(self, name: str) -> bool:
         """Only a schema that declares its (empty) properties says so; ``{}`` just means "unknown"."""
         params = self.parameters(name)

@@ -51,7 +51,9 @@ under ``Action:`` without ``Action Input:``), ``extra_brace``,
 ``too_many_actions``, ``emphasis`` (``**x**`` around an input),
 ``call_wrapper`` (``QueryEngineTool({...})``), ``tool_description``
 (``Action: add (add two numbers)`` over an input line), ``unlabeled_action``
-(a bare ``Search[x]`` line), plus the JSON repairs of ``react_text.protocol.jsonish``.
+(a bare ``Search[x]`` line), ``inferred_tool`` (an ``Action Input:`` with no
+``Action:`` whose keys only one tool's schema takes), plus the JSON repairs of
+``react_text.protocol.jsonish``.
 
 Cost: linear in the turn, and bounded on hostile input: JSON-looking lines
 that are not JSON, echoed blocks and lenient JSON reading each have a per-turn

@@ -10,6 +10,7 @@ from .blobs import bare_blob, same_line_calls
 from .labels import NON_SPACE, TERMINATORS, strip_thought_labels
 from .placeholders import is_placeholder, placeholder_error, reject_placeholder
 from .turn import MAX_ACTIONS, Call, Reading, Turn, TurnError
+from .values import read_input
 
 MAX_ECHOES = 8  # echoed blocks (and bare-paper candidates) looked past before a turn counts as hostile
 
@@ -106,6 +107,9 @@ def _labelled_line(t: Turn, calls: list[Call], i: int, le: int,
         t.first_start = b
         return got
     if kind == "input":
+        inferred = None if calls else _inferred_call(t, i, cstart)
+        if inferred is not None:
+            return inferred
         t.stray_input = True
         return le + 1
     if len(calls) >= MAX_ACTIONS:
@@ -123,6 +127,26 @@ def _labelled_line(t: Turn, calls: list[Call], i: int, le: int,
         if got is None:
             raise
         return got
+
+
+def _inferred_call(t: Turn, i: int, cstart: int) -> Optional[list[Call]]:
+    """An ``Action Input:`` with no ``Action:`` above it, whose keys only one declared tool takes
+    (``{"expression": ...}`` with a calculator and a search): that tool's call (repair
+    ``inferred_tool``). A small model skips the name line most often right after a correction
+    that named the tool. None when the keys fit no tool or several, or the input is unreadable."""
+    if t.ts is None or not t.ts.schemas:
+        return None
+    try:
+        args, end = read_input(t, cstart)
+    except TurnError:
+        return None
+    tool = t.ts.owner_of(list(args)) if isinstance(args, dict) and args else None
+    if tool is None:
+        return None
+    t.add("inferred_tool")
+    if t.first_start is None:
+        t.first_start = i
+    return [Call(tool, args, i, end, tool=tool)]
 
 
 def _action_error(t: Turn, calls: list[Call], err: TurnError, i: int, le: int) -> Union[Reading, int, None]:
