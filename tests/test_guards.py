@@ -40,6 +40,27 @@ def test_after_no_results_the_model_may_say_it_cannot_find_it() -> None:
 
 
 @pytest.mark.parametrize("answer, caught", [
+    ("2031-03-15 有空吗？", True),
+    ("How many people live in Varnholt?", True),
+    ('"Is it raining?"', True),
+    ("48,213", False),
+    ("Is it? Yes: 48,213.", False),  # a question inside, an answer at the end
+])
+def test_an_answer_that_is_a_question_gets_one_nudge(answer: str, caught: bool) -> None:
+    nudge = check_answer(answer, ctx())
+    assert (nudge is not None and nudge.code == "question_back") == caught
+    again = check_answer(answer, ctx(nudged=frozenset({"question_back"})))
+    assert again is None or again.code != "question_back"  # never twice
+
+
+def test_the_question_back_nudge_speaks_chinese_and_spares_a_refusal() -> None:
+    zh = check_answer("有空吗？", ctx(lang="zh"))
+    assert zh is not None and zh.code == "question_back" and CJK.search(zh.message)
+    refused = check_answer("我找不到，你能换个问法吗？", ctx(), refusal=True)
+    assert refused is None or refused.code != "question_back"
+
+
+@pytest.mark.parametrize("answer, caught", [
     ("1,375 * 22 * 45", True),
     ("The total is (3 + 4) / 2", True),
     ("2024 - 1873 = 151", False),

@@ -245,6 +245,12 @@ def test_bare_strings_and_one_argument_repairs() -> None:
     assert mapped.values == {"expression": "3 * 4"} and "renamed_argument" in mapped.repairs
     with pytest.raises(ArgumentError, match="unknown"):
         coerce_args(evaluate, {"query": "1", "other": "2"})
+    # an empty value under an argument the tool does not take says nothing: dropped, not an error
+    padded = bind_args(repeat, {"text": "hi", "attendees": 0, "notes": "", "extras": []})
+    assert padded.values["text"] == "hi" and "dropped_empty_argument" in padded.repairs
+    assert not {"attendees", "notes", "extras"} & set(padded.values)
+    with pytest.raises(ArgumentError, match="unknown argument"):
+        coerce_args(repeat, {"text": "hi", "attendees": 3})
 
     @tool
     def two(a: str, b: str) -> str:

@@ -137,13 +137,27 @@ class _Grounds:
                 or any(p in self.text for p in pairs))
 
 
+def empty_value(value: Any) -> bool:
+    """A value that says nothing (``0``, ``""``, ``null``, ``false``, ``[]``, ``{}``): what a small model
+    puts under an argument the tool does not take, copied from a look-alike tool (``"attendees": 0``
+    for ``room_availability``). Such an argument is dropped (``tools.arguments``), never questioned."""
+    if value is None or isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    return isinstance(value, (str, list, dict)) and not value
+
+
 def _leaves(value: Any, schema: Any, key: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
     """Every scalar argument with the name it goes by (its nearest key) and its property schema
-    (empty when the schema does not say)."""
+    (empty when the schema does not say); not an empty value under an argument the schema does
+    not declare (``empty_value``)."""
     prop = schema if isinstance(schema, Mapping) else {}
     if isinstance(value, Mapping):
         props = prop.get("properties") if isinstance(prop.get("properties"), Mapping) else {}
         for name, item in value.items():
+            if props and name not in props and empty_value(item):
+                continue
             yield from _leaves(item, props.get(name, {}), str(name))
     elif isinstance(value, (list, tuple)):
         items = prop.get("items", {})

@@ -45,7 +45,8 @@ class AnswerContext:
     require_observation: bool = True
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
-        "tool_error", "expression", "example_value", "no_observation", "not_a_number", "in_question"}))
+        "tool_error", "question_back", "expression", "example_value", "no_observation", "not_a_number",
+        "in_question"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -200,6 +201,19 @@ def _tool_error(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
+def _question_back(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    """An answer that is itself a question ("2031-03-15 有空吗？"): the model wrote the question
+    back, often right after a tool result that answers it."""
+    if refusal or not answer.strip().strip("\"'“”*`").rstrip().endswith(("?", "？")):
+        return None
+    return Nudge("question_back", say(
+        ctx.lang,
+        "Your Final Answer is a question. Answer the question instead, from the observations; "
+        "if they do not give the answer, say that you cannot find it.",
+        "你的最终答案是一个问句。请根据观察结果回答这个问题；如果结果里没有答案，就说明你找不到。",
+    ))
+
+
 def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     if not _unevaluated(answer):
         return None
@@ -270,6 +284,7 @@ def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None
 
 _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (
     ("tool_error", _tool_error),
+    ("question_back", _question_back),
     ("expression", _expression),
     ("example_value", _example_value),
     ("not_a_number", _missing_number),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.feedback import fill_value
+from ..protocol.grounding import empty_value
 from ..types import Args
 from .coercion import Mismatch, coerce_value, json_or_none
 from .results import safe_str
@@ -168,6 +169,9 @@ def _match_names(tool: Tool, args: Mapping[Any, Any], repairs: list[str]) -> dic
     unknown: list[str] = []
     for key, value in args.items():
         name = key if key in props else by_key.get(_key(str(key)))
+        if name is None and empty_value(value) and props:
+            repairs.append("dropped_empty_argument")  # "attendees": 0 copied from a look-alike tool
+            continue
         if name is None:
             unknown.append(str(key))
             continue
