@@ -7,7 +7,7 @@ import re
 import pytest
 
 from react_text.protocol.answer_text import is_refusal
-from react_text.protocol.guards import AnswerContext, check_answer, copied_example_value, is_failure_text
+from react_text.protocol.guards import AnswerContext, check_answer, copied_example_value, is_failure_text, other_year
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOLS = ("calculator", "search")
@@ -51,6 +51,28 @@ def test_an_answer_that_is_a_question_gets_one_nudge(answer: str, caught: bool) 
     assert (nudge is not None and nudge.code == "question_back") == caught
     again = check_answer(answer, ctx(nudged=frozenset({"question_back"})))
     assert again is None or again.code != "question_back"  # never twice
+
+
+TOWN_2022 = "[1] zh/qingshi_town.txt: 根据2022年的统计，青石镇共有人口26,480人，全镇面积为38.6平方公里。"
+
+
+@pytest.mark.parametrize("answer, question, observations, expected", [
+    ("26,480", "青石镇在1900年有多少人口？", (TOWN_2022,), ("1900", "2022")),  # the nearby fact
+    ("735", "2035年云岚茶业公司会有多少名员工？", ("[1] a.txt: 目前有员工735人。2023年，销售额为2.35亿元。",), ("2035", "2023")),
+    ("26,480", "青石镇2022年有多少人口？", (TOWN_2022,), None),  # the year asked is in the result
+    ("26,480", "青石镇有多少人口？", (TOWN_2022,), None),  # no year asked
+    ("2032-01-19", "2031-12-25 加上 25 天是哪一天？", ("2032-01-19 (Monday)",), None),  # an answer that is a date
+    ("38", "How many staff did the observatory have in 1990?", ("The observatory has 38 staff.",), None),
+])
+def test_other_year_finds_an_answer_taken_from_another_years_result(answer, question, observations, expected):
+    assert other_year(answer, question, observations) == expected
+
+
+def test_an_answer_from_another_years_result_gets_one_nudge_and_a_refusal_none() -> None:
+    context = ctx(question="青石镇在1900年有多少人口？", observations=(TOWN_2022,), lang="zh")
+    nudge = check_answer("26,480", context)
+    assert nudge is not None and nudge.code == "other_year" and "1900" in nudge.message and "2022" in nudge.message
+    assert check_answer("无法回答：文档中没有提到这一信息。", context, refusal=True) is None
 
 
 def test_the_question_back_nudge_speaks_chinese_and_spares_a_refusal() -> None:

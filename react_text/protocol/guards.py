@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text",
+__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text", "other_year",
            "numbers_in", "question_holds", "quoted_text", "say"]
 
 
@@ -45,8 +45,8 @@ class AnswerContext:
     require_observation: bool = True
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
-        "tool_error", "question_back", "expression", "example_value", "no_observation", "not_a_number",
-        "in_question"}))
+        "tool_error", "question_back", "expression", "example_value", "other_year", "no_observation",
+        "not_a_number", "in_question"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -214,6 +214,39 @@ def _question_back(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | No
     ))
 
 
+_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+
+
+def other_year(answer: str, question: str, observations: Iterable[str]) -> tuple[str, str] | None:
+    """(the question's year, the result's year) when the answer's number comes from a result line about
+    another year and no result mentions the year the question asks about: "青石镇在1900年有多少人口？"
+    answered with 2022's 26,480. None otherwise, and for an answer that is itself a date."""
+    asked = set(_YEAR.findall(question))
+    if not asked or _YEAR.search(answer) or any(y in o for o in observations for y in asked):
+        return None
+    values = numbers_in(answer)
+    for text in observations:
+        for line in text.splitlines():
+            years = set(_YEAR.findall(line))
+            if years and values & (numbers_in(line) - years):
+                return min(asked), min(years)
+    return None
+
+
+def _other_year(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    found = None if refusal else other_year(answer, ctx.question, ctx.observations)
+    if found is None:
+        return None
+    asked, given = found
+    return Nudge("other_year", say(
+        ctx.lang,
+        f"The question asks about {asked}, but your answer comes from a result about {given}, and no result "
+        f"mentions {asked}. If the results do not give it for {asked}, say that you cannot find it.",
+        f"问题问的是{asked}年，但你的答案来自关于{given}年的结果，而没有任何结果提到{asked}年。"
+        f"如果结果里没有{asked}年的数据，就说明你找不到。",
+    ))
+
+
 def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     if not _unevaluated(answer):
         return None
@@ -287,6 +320,7 @@ _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], .
     ("question_back", _question_back),
     ("expression", _expression),
     ("example_value", _example_value),
+    ("other_year", _other_year),
     ("not_a_number", _missing_number),
     ("no_observation", _no_observation),
     ("in_question", _in_question),
