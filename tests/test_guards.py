@@ -75,6 +75,20 @@ def test_an_answer_from_another_years_result_gets_one_nudge_and_a_refusal_none()
     assert check_answer("无法回答：文档中没有提到这一信息。", context, refusal=True) is None
 
 
+@pytest.mark.parametrize("answer, question, caught", [
+    ("58.3平方公里", "白鹭湖里一共有多少条鱼？", True),  # the lake's area for a count of fish
+    ("40 km", "How many people live in the town of Varnholt?", True),
+    ("The answer is 42.16 kilometers.", "How many kilometres is 26.2 miles?", False),  # the unit asked for
+    ("1641600 seconds", "How many seconds are there in 19 days?", False),
+    ("168小时", "一个星期一共有多少个小时？", False),
+    ("48,213 people", "How many people live in Varnholt?", False),
+    ("34 EUR", "What does a desk lamp cost?", False),  # no count asked
+])
+def test_a_measurement_given_for_a_count_gets_one_nudge(answer: str, question: str, caught: bool) -> None:
+    nudge = check_answer(answer, ctx(question=question))
+    assert (nudge is not None and nudge.code == "measure") == caught
+
+
 def test_the_question_back_nudge_speaks_chinese_and_spares_a_refusal() -> None:
     zh = check_answer("有空吗？", ctx(lang="zh"))
     assert zh is not None and zh.code == "question_back" and CJK.search(zh.message)

@@ -45,8 +45,8 @@ class AnswerContext:
     require_observation: bool = True
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
-        "tool_error", "question_back", "expression", "example_value", "other_year", "no_observation",
-        "not_a_number", "in_question"}))
+        "tool_error", "question_back", "expression", "example_value", "other_year", "measure",
+        "no_observation", "not_a_number", "in_question"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -247,6 +247,33 @@ def _other_year(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
+_MEASURES = {
+    "km": r"km|kilomet(?:re|er)s?|公里|千米", "m": r"met(?:re|er)s?|(?<!平方)(?<![公千厘毫])米",
+    "area": r"square|平方公里|平方米|公顷|hectares?", "mass": r"kg|kilograms?|grams?|tonnes?|tons?|公斤|千克|吨",
+    "money": r"EUR|USD|euros?|dollars?|欧元|美元|元", "time": r"years?|days?|hours?|minutes?|seconds?|小时|分钟|秒|天",
+    "percent": r"%|percent|百分",
+}
+_MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE) for name, pattern in _MEASURES.items()}
+_COUNT = re.compile(r"\bhow\s+many\b|多少(?:条|个|名|只|位|本|辆|台|家|所|座|棵|支|艘|头|人)", re.IGNORECASE)
+
+
+def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    """A count asked for ("白鹭湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
+    the model answered with the nearest number it found. The question's own units ("How many kilometres")
+    are allowed in the answer."""
+    if refusal or not _COUNT.search(ctx.question):
+        return None
+    given = [name for name, pattern in _MEASURE.items() if pattern.search(answer) and not pattern.search(ctx.question)]
+    if not given:
+        return None
+    return Nudge("measure", say(
+        ctx.lang,
+        "The question asks how many; your answer is a measurement of something else. Give the count the "
+        "question asks for from the observations; if they do not give it, say that you cannot find it.",
+        "问题问的是数量（多少个），你的答案却是另一种度量。请从观察结果中给出问题要的数量；如果结果里没有，就说明你找不到。",
+    ))
+
+
 def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     if not _unevaluated(answer):
         return None
@@ -321,6 +348,7 @@ _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], .
     ("expression", _expression),
     ("example_value", _example_value),
     ("other_year", _other_year),
+    ("measure", _measure),
     ("not_a_number", _missing_number),
     ("no_observation", _no_observation),
     ("in_question", _in_question),
