@@ -310,6 +310,32 @@ def test_a_first_call_when_the_question_meets_no_tool_is_questioned_once(templat
     assert len(backend.calls) == 2  # the answer without a tool is not asked for a tool again
 
 
+def test_a_refusal_right_after_a_failed_tool_names_the_tools_not_tried(template):
+    @tool
+    def item_price(item: str) -> str:
+        """The price of an item on a bill."""
+        raise ValueError(f"no item {item!r}")
+
+    @tool
+    def split_bill(total: float, people: int) -> str:
+        """Split a bill evenly."""
+        return f"{total / people:g} each"
+
+    turns = [act("item_price", {"item": "dinner"}), final("I cannot work that out."),
+             act("split_bill", {"total": 153, "people": 3}), final("51 each")]
+    agent, backend = make_agent(turns, [item_price, split_bill], template)
+    result = agent.run("Three of us share a bill of 153 euros. What does each pay?")
+    assert result.status == "answered" and result.answer == "51 each"
+    nudge = result.steps[1].decision
+    assert isinstance(nudge, Retry) and nudge.reason == "guard:after_failure"
+    assert "you have not tried split_bill" in nudge.observation
+
+
+def test_a_refusal_after_a_search_or_with_every_tool_tried_stands(tools, template):
+    agent, _ = make_agent([act("lookup", {"query": "emu"}), final("I cannot find it.")], tools, template)
+    assert agent.run("What is an emu?").answer == "I cannot find it."
+
+
 def test_the_no_fit_correction_fires_once_then_an_unknown_tool_is_a_format_error(tools, template):
     email = act("send_email", {"to": "landlord"})
     agent, _ = make_agent([email, email, final("done")], tools, template, limits=Limits(require_observation=False))

@@ -14,7 +14,7 @@ from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, check_answer, is_failure_text, question_holds, quoted_text, say
+from ..protocol.guards import AnswerContext, Nudge, check_answer, is_failure_text, question_holds, quoted_text, say
 from ..types import Action, Step
 from .decisions import Retry
 from .state import RunState, Seen
@@ -62,11 +62,33 @@ def turn_correction(state: RunState, step: Step) -> Retry | None:
 def answer_correction(state: RunState, answer: str) -> Retry | None:
     """For a final answer: the answer checks (``guards``), shared with the shim; a refusal of what the
     question itself holds gets a lead that starts from it."""
-    nudge = check_answer(answer, _answer_context(state), refusal=is_refusal(answer))
+    refusal = is_refusal(answer)
+    nudge = check_answer(answer, _answer_context(state), refusal=refusal) or (_after_failure(state) if refusal else None)
     if nudge is None:
         return None
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
     return Retry(nudge.message, reason, lead=_in_question_lead(state) if nudge.code == "in_question" else "")
+
+
+def _after_failure(state: RunState) -> Nudge | None:
+    """A refusal right after an offered tool failed on the request, while other tools were never tried
+    ("Four of us had dinner for 86 euros…": ``item_price`` fails, ``split_bill`` waits): one correction
+    naming them. Not after a search, whose "nothing found" is what a refusal rests on."""
+    if "after_failure" in state.nudged or not state.seen:
+        return None
+    last = state.seen[-1]
+    tool = last.fingerprint.split(":", 1)[0]
+    untried = [n for n in state.tool_names if n.lower() not in {s.fingerprint.split(":", 1)[0] for s in state.seen}
+               and n not in ("search", LIST_TOOLS)]
+    if tool == "search" or not untried or not last.text.startswith("Error (tool_error)"):
+        return None
+    return Nudge("after_failure", say(
+        state.lang,
+        f"{tool} failed on this request, and you have not tried {', '.join(untried)}. If one of them does what "
+        "is asked, call it with values from the question; otherwise write the same Final Answer again.",
+        f"{tool} 处理这个请求时出错了，而你还没有试过 {'、'.join(untried)}。如果其中有能完成这个请求的工具，"
+        "就用问题里的值调用它；否则就再写一次同样的最终答案。",
+    ))
 
 
 def _in_question_lead(state: RunState) -> str:
