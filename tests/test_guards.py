@@ -89,6 +89,16 @@ def test_a_measurement_given_for_a_count_gets_one_nudge(answer: str, question: s
     assert (nudge is not None and nudge.code == "measure") == caught
 
 
+@pytest.mark.parametrize("answer, refusal", [
+    ("你的最终答案是：你昨天晚饭吃了什么？请根据观察结果回答这个问题；如果结果里没有答案，就说明你找不到。", False),
+    ("The answer is 5; if they do not give the answer, say that you cannot find it.", False),
+    ("无法回答：文档中没有提到这一信息。如果结果里没有1900年的数据，就说明你找不到", True),  # its own refusal first
+    ("I cannot find that: the documents do not say.", True),
+])
+def test_a_corrections_way_out_copied_into_the_answer_is_no_refusal(answer: str, refusal: bool) -> None:
+    assert is_refusal(answer) is refusal
+
+
 def test_the_question_back_nudge_speaks_chinese_and_spares_a_refusal() -> None:
     zh = check_answer("有空吗？", ctx(lang="zh"))
     assert zh is not None and zh.code == "question_back" and CJK.search(zh.message)

@@ -61,7 +61,8 @@ def turn_correction(state: RunState, step: Step) -> Retry | None:
 
 def answer_correction(state: RunState, answer: str) -> Retry | None:
     """For a final answer: the answer checks (``guards``), shared with the shim; a refusal of what the
-    question itself holds gets a lead that starts from it."""
+    question itself holds gets a lead that starts from it; a refusal right after a failed tool, the
+    tools not tried yet (``_after_failure``, loop only: the shim sees one turn)."""
     refusal = is_refusal(answer)
     nudge = check_answer(answer, _answer_context(state), refusal=refusal) or (_after_failure(state) if refusal else None)
     if nudge is None:
@@ -78,8 +79,8 @@ def _after_failure(state: RunState) -> Nudge | None:
         return None
     last = state.seen[-1]
     tool = last.fingerprint.split(":", 1)[0]
-    untried = [n for n in state.tool_names if n.lower() not in {s.fingerprint.split(":", 1)[0] for s in state.seen}
-               and n not in ("search", LIST_TOOLS)]
+    tried = {seen.fingerprint.split(":", 1)[0] for seen in state.seen}
+    untried = [n for n in state.tool_names if n.lower() not in tried and n not in ("search", LIST_TOOLS)]
     if tool == "search" or not untried or not last.text.startswith("Error (tool_error)"):
         return None
     return Nudge("after_failure", say(

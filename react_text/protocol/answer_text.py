@@ -51,11 +51,22 @@ _REFUSAL = regex.compile(
 )
 
 
+_COPIED_GUIDANCE = regex.compile(
+    r"(?:\b(?:if|otherwise)\b[^.;。；]{0,80}?,?\s*)?\b(?:or\s+)?say\s+(?:that\s+)?you\s+cannot\s+(?:find|do)\s+it\b"
+    r"|(?:如果|否则)[^。；]{0,40}?(?:就|，)?(?:或者)?说明你(?:找不到|做不到)|或者说明你做不到",
+    regex.IGNORECASE,
+)
+"""The way out the answer checks' corrections offer ("…if they do not give the answer, say that you
+cannot find it", "如果结果里没有，就说明你找不到"): a model that copies a correction into its answer has
+not refused by that."""
+
+
 def is_refusal(answer: str) -> bool:
     """Whether ``answer`` says the question cannot be answered (in English or
     Chinese) — the right outcome when no tool holds the fact. A tool's error or
     "No results for ..." text passed off as the answer is not a refusal, though
-    it holds refusal words: the model did not decide anything."""
+    it holds refusal words: the model did not decide anything; nor is a
+    correction's way out copied into the answer (``_COPIED_GUIDANCE``)."""
     if is_failure_text(answer):
         return False
-    return _REFUSAL.search(canonical(answer)) is not None
+    return _REFUSAL.search(_COPIED_GUIDANCE.sub(" ", canonical(answer))) is not None

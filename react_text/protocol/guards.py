@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text", "other_year",
-           "numbers_in", "question_holds", "quoted_text", "say"]
+__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text",
+           "numbers_in", "other_year", "question_holds", "quoted_text", "say"]
 
 
 @dataclass(frozen=True)
@@ -253,7 +253,8 @@ _MEASURES = {
     "money": r"EUR|USD|euros?|dollars?|欧元|美元|元", "time": r"years?|days?|hours?|minutes?|seconds?|小时|分钟|秒|天",
     "percent": r"%|percent|百分",
 }
-_MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE) for name, pattern in _MEASURES.items()}
+_MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE)
+            for name, pattern in _MEASURES.items()}
 _COUNT = re.compile(r"\bhow\s+many\b|多少(?:条|个|名|只|位|本|辆|台|家|所|座|棵|支|艘|头|人)", re.IGNORECASE)
 
 
@@ -263,8 +264,7 @@ def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     are allowed in the answer."""
     if refusal or not _COUNT.search(ctx.question):
         return None
-    given = [name for name, pattern in _MEASURE.items() if pattern.search(answer) and not pattern.search(ctx.question)]
-    if not given:
+    if not any(pattern.search(answer) and not pattern.search(ctx.question) for pattern in _MEASURE.values()):
         return None
     return Nudge("measure", say(
         ctx.lang,
