@@ -78,10 +78,10 @@ def _after_failure(state: RunState) -> Nudge | None:
     if "after_failure" in state.nudged or not state.seen:
         return None
     last = state.seen[-1]
-    tool = last.fingerprint.split(":", 1)[0]
-    tried = {seen.fingerprint.split(":", 1)[0] for seen in state.seen}
-    untried = [n for n in state.tool_names if n.lower() not in tried and n not in ("search", LIST_TOOLS)]
-    if tool == "search" or not untried or not last.text.startswith("Error (tool_error)"):
+    tool = last.tool
+    tried = {seen.tool for seen in state.seen}
+    untried = [n for n in state.tool_names if n not in tried and n not in ("search", LIST_TOOLS)]
+    if tool == "search" or not untried or last.code != "tool_error":
         return None
     return Nudge("after_failure", say(
         state.lang,

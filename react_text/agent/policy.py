@@ -221,7 +221,7 @@ def advance(state: RunState, record: StepRecord) -> RunState:
         if not any(s.fingerprint == fp for s in state.seen):
             changes["repeats"] = 0
         shown = record.observation_text if record.observation_text is not None else obs.text
-        changes["seen"] = state.seen + (Seen(fp, shown, (not obs.ok) and obs.retryable, record.n),)
+        changes["seen"] = state.seen + (Seen(fp, shown, (not obs.ok) and obs.retryable, record.n, d.action.tool, obs.code),)
         changes["last_observation"] = shown
         if obs.ok:
             changes["real_observations"] = state.real_observations + 1
@@ -242,7 +242,8 @@ def _after_calls(state: RunState, record: StepRecord) -> dict[str, Any]:
     if not ran:
         return changes
     known = {s.fingerprint for s in state.seen}
-    fresh = [Seen(fingerprint(c.action), c.shown, (not c.observation.ok) and c.observation.retryable, record.n)
+    fresh = [Seen(fingerprint(c.action), c.shown, (not c.observation.ok) and c.observation.retryable, record.n,
+                  c.action.tool, c.observation.code)
              for c in ran if c.observation is not None]
     if any(s.fingerprint not in known for s in fresh):
         changes["repeats"] = 0

@@ -62,6 +62,10 @@ class Seen:
     """A failure that may succeed next time (timeout, bad arguments)."""
     step: int = 0
     """The step that made the call (0: unknown)."""
+    tool: str = ""
+    """The tool called."""
+    code: str = "ok"
+    """The observation's code (``ok``, ``tool_error``, ``bad_arguments``, ...)."""
 
 
 @dataclass(frozen=True)
