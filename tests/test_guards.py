@@ -114,6 +114,9 @@ def test_the_question_back_nudge_speaks_chinese_and_spares_a_refusal() -> None:
     ("4377 = 87 * 36 + 1245", False),
     ("151", False),
     ("2023-05-01", False),  # a date, not a subtraction
+    ("2030-08-23T09:14:00+00:00 (Friday)", False),  # a clock's reading: its offset is no addition
+    ("The train leaves at 10:15 and arrives 11:20", False),
+    ("At 10:15 it costs 12 + 3", True),  # a time beside an expression hides nothing
     ("It opened in 1994 and closed in 2001.", False),
 ])
 def test_an_unevaluated_expression_gets_one_nudge(answer: str, caught: bool) -> None:

@@ -1,19 +1,15 @@
 """The ReAct loop: the ``Agent`` that runs a question through a backend, tools and a template.
 
-One run goes: render the template once, wrap it for the model once, then for
-each model turn append the trusted part of the turn and the observation the
-model should see next. The prompt of turn n+1 therefore starts with the exact
-text of turn n's prompt plus the kept turn, which keeps llama.cpp's prefix cache
-warm (``bench/engine_bench.py`` measures it).
+One run goes: render the template once, wrap it for the model once, then for each model turn
+append the trusted part of the turn and the observation the model should see next. The prompt of
+turn n+1 therefore starts with the exact text of turn n's prompt plus the kept turn, which keeps
+llama.cpp's prefix cache warm (``bench/engine_bench.py`` measures it).
 
-Everything that decides is pure and lives in ``policy`` (over ``state``'s
-data, answering with ``decisions``); ``Agent`` does the I/O (backend, tools,
-trace, clock) around it and returns a ``results.RunResult``.
-
-A long run never overflows the context: before each turn the prompt is
-counted against the backend's context and older steps are shortened
-(``window``, deciding with ``context.fit_context``); the head of the prompt
-never changes.
+Everything that decides is pure and lives in ``policy`` (over ``state``'s data, answering with
+``decisions``); ``Agent`` does the I/O (backend, tools, trace, clock) around it and returns a
+``results.RunResult``. A long run never overflows the context: before each turn the prompt is
+counted against the backend's context and older steps are shortened (``window``, deciding with
+``context.fit_context``); the head of the prompt never changes.
 """
 
 from __future__ import annotations
@@ -41,6 +37,7 @@ from .events import Events, run_header
 from .names import backend_named, tools_by_name
 from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
+from .second_look import look_query, second_look
 from .shown_tools import ShownTools
 from .state import Limits, RunState
 from .turn import Turn, take_turn
@@ -63,34 +60,29 @@ _HISTORY_THOUGHT = {"en": " I will use {tool}.\n", "zh": "我将使用 {tool}。
 class Agent:
     """Runs a question through a backend, tools and a template.
 
-    Every argument has a default: ``Agent(tools=[f])`` uses the catalog's
-    default model through llama.cpp (loaded at the first run, not here), the
-    ``classic`` template and ``Limits()``. Names work wherever objects do:
-    ``backend`` is a ``Backend``, ``"llama"`` or a server URL (``model`` then
-    names the catalog model or .gguf path), ``template`` a name or path,
-    ``tools`` may hold built-in tool names (``"calculator"``).
+    Every argument has a default: ``Agent(tools=[f])`` uses the catalog's default model through
+    llama.cpp (loaded at the first run, not here), the ``classic`` template and ``Limits()``. Names
+    work wherever objects do: ``backend`` is a ``Backend``, ``"llama"`` or a server URL (``model``
+    then names the catalog model or .gguf path), ``template`` a name or path, ``tools`` may hold
+    built-in tool names (``"calculator"``).
 
-    ``instructions`` (a system prompt) goes in front of the rendered template.
-    ``trace`` is a path (a fresh JSONL file per run) or an open
-    ``TraceWriter`` (the caller closes it). ``on_event`` receives every trace
-    event as it happens (the CLI prints from it); ``on_token`` receives the
-    text of each model turn as it is generated (see ``complete_streaming``).
-    ``clock`` is injectable so tests can drive the timeout. ``prose="final"``
-    accepts bare prose as the final answer (for chat-wrapped tiny models); the
-    default treats it as a format error. ``redact`` (field names, or a
-    ``hook(tool_name, result)``) hides tool-result fields from the model and,
-    with secret-looking values and ``name: value`` pairs, masks them in the
-    trace and ``on_event``. ``tool_cache`` (a ``tool_cache.ToolCache``) answers calls
+    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace`` is a path
+    (a fresh JSONL file per run) or an open ``TraceWriter`` (the caller closes it). ``on_event``
+    receives every trace event as it happens (the CLI prints from it); ``on_token`` the text of each
+    model turn as it is generated. ``clock`` is injectable so tests can drive the timeout.
+    ``prose="final"`` accepts bare prose as the final answer (for chat-wrapped tiny models); the
+    default treats it as a format error. ``redact`` (field names, or a ``hook(tool_name, result)``)
+    hides tool-result fields from the model and, with secret-looking values and ``name: value``
+    pairs, masks them in the trace and ``on_event``. ``tool_cache`` (a ``ToolCache``) answers calls
     to ``cacheable`` tools from earlier runs and keeps their results.
 
     ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best
-    matches for each question plus ``list_tools(query)``, which reveals more
-    (``react_text.prompting.retrieval``); the trace records ``tools_shown`` and ``tools_revealed``.
+    matches for each question plus ``list_tools(query)``, which reveals more (``prompting.retrieval``;
+    the trace records ``tools_shown`` and ``tools_revealed``).
 
-    ``quote_evidence`` (on by default): when a search's numbered results hold a
-    sentence that plainly answers the question, the next thought opens with that
-    quote, as the few-shot episodes do (``react_text.prompting.evidence``; the
-    trace records an ``evidence`` event), and the model finishes the thought.
+    ``quote_evidence`` (on by default): when a search's numbered results hold a sentence that plainly
+    answers the question, the next thought opens with that quote, as the episodes do
+    (``prompting.evidence``; the trace records an ``evidence`` event), and the model finishes it.
     """
 
     def __init__(
@@ -188,15 +180,9 @@ class Agent:
             status, reason, answer = self._outcome(question, history, run)
             if not answer:
                 answer = explain(status, reason, run.state)
-            result = RunResult(
-                question=question,
-                status=status,
-                answer=answer,
-                reason=reason,
-                steps=tuple(run.records),
-                totals=totals(run.records, self._clock() - started),
-                trace_path=str(writer.path) if writer is not None else None,
-            )
+            result = RunResult(question=question, status=status, answer=answer, reason=reason,
+                               steps=tuple(run.records), totals=totals(run.records, self._clock() - started),
+                               trace_path=str(writer.path) if writer is not None else None)
             events.emit("run_end", status=status, answer=answer, reason=reason, totals=result.totals)
             return result
         finally:
@@ -239,6 +225,8 @@ class Agent:
             n = run.state.steps + 1
             turn = self._model_turn(prompt, previous, n, run.state, run.events, wrap_info, lead)
             decision = decide_turn(run.state, turn.step)
+            if isinstance(decision, Finish):
+                decision = self._second_look(run, decision, n)
             if isinstance(decision, RunTools):
                 turn = replace(turn, kept=kept_text(turn.step, len(self.template.turn_prefix(n)), True))
             run.events.emit("decision", n=n, decision=decision)
@@ -265,6 +253,18 @@ class Agent:
         if lead:
             run.events.emit("evidence", n=record.n + 1, lead=lead)
         return lead
+
+    def _second_look(self, run: _Progress, decision: Finish, n: int) -> Decision:
+        """Before a refusal stands, one search with the question's words (``second_look``)."""
+        action = look_query(run.state, decision.answer)
+        if action is None:
+            return decision
+        run.events.emit("second_look", n=n, tool=action.tool, args=action.args)
+        (call,) = run_calls((PlannedCall(f"{n}.look", action),), self.tools, self.limits,
+                            self.limits.timeout_s - (self._clock() - run.started), n, run.events,
+                            cache=self.tool_cache, redact=self.redact)
+        looked = call.observation is not None and call.observation.ok
+        return (second_look(run.state, call.shown) if looked else None) or decision
 
     def propose(self, question: str, history: Sequence[tuple[Action, Observation | str]] = ()) -> Step:
         """One model turn, parsed, without running any tool.

@@ -31,6 +31,9 @@ class Limits:
     require_grounded_calls: bool = True
     """Question (once) a call whose argument values appear in neither the question nor any
     result (``protocol.grounding``): mostly values copied from the few-shot episodes."""
+    second_look: bool = True
+    """Before a refusal stands, search once with the question's own words and show what bears on it
+    (``agent.second_look``); only with a ``search(query)`` tool."""
     max_parallel_tools: int = 1
     """1: only a turn's first action runs. More: every action of a turn runs,
     this many at once (tools with side effects alone, in order)."""

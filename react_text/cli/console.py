@@ -265,6 +265,9 @@ class Console:
         cached = " (cached)" if e.get("cached") else ""
         self._line(style, label + cached, _clip(str(e.get("shown", obs.get("text", ""))), self.max_chars))
 
+    def _on_second_look(self, e: dict[str, Any]) -> None:
+        self._line("dim", f"[before the refusal stands: {e.get('tool')} {_clip(format_args(e.get('args')), self.max_chars)}]")
+
     def _on_cache_hit(self, e: dict[str, Any]) -> None:
         if e.get("scope") == "run":
             where = f" ({e['same_as']})" if e.get("same_as") else ""

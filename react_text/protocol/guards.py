@@ -94,7 +94,14 @@ _VALUE_FIRST = re.compile(r"\d\s*[(（]?\s*[=＝]\s*$")
 """A value, then its working: ``4377 (= 87 * 36 + 1245)``, as the calculator reports a reading."""
 
 
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+"""Dates and clock times (``2030-08-23T09:14:00+00:00``, ``09:14``): their dashes and offsets are no arithmetic."""
+
+
 def _unevaluated(answer: str) -> bool:
+    answer = _DATE_TIME.sub(lambda m: " " * len(m.group(0)), answer)
     found = _EXPRESSION.search(answer)
     return (found is not None and not _RESULT.search(answer[found.end():])
             and not _VALUE_FIRST.search(answer[:found.start()]))

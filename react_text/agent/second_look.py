@@ -1,0 +1,80 @@
+"""A second look before a refusal: the engine searches once with the question's own words.
+
+Why: a small model's query often drops the word that matters ("Varnholt town" for a
+population), and then it refuses the way the refusal episode does after a search. Before
+such a refusal stands, the loop runs the ``search`` tool with the question itself. When a
+result the model has not seen holds a sentence that plainly answers the question
+(``evidence.answering_sentence``: strict on purpose), the results go back as a correction
+and the quote opens the next thought, as the episodes do. Anything less, and the refusal
+stands: on a question the documents do not answer, nearby facts would only tempt the model
+into a wrong answer. (Passages that merely name what the question names were tried too: on
+two-fact questions the model then refused again or looped, so they are not shown.)
+
+Pure functions; the loop runs the search (``Agent._second_look``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from ..prompting.evidence import evidence_lead
+from ..protocol.answer_text import is_refusal
+from ..protocol.guards import say
+from ..types import Action
+from .decisions import Retry
+from .policy import fingerprint
+from .state import RunState
+
+__all__ = ["look_query", "second_look"]
+
+SEARCH = "search"
+"""The tool looked with: the built-in ``search_files`` tool's name, taking a ``query``."""
+CODE = "second_look"
+
+_RESULT = re.compile(r"^\s*\[\d{1,2}\]\s*(.+)$")
+
+
+def look_query(state: RunState, answer: str) -> Action | None:
+    """The search to run before accepting ``answer``, or None: no refusal, no ``search(query)`` offered,
+    looked already, no turn left to answer in (the refusal must not turn into a stop), or the model
+    already searched with exactly the question."""
+    if (not state.limits.second_look or CODE in state.nudged or SEARCH not in state.tool_names
+            or state.steps + 1 >= state.limits.max_steps or not is_refusal(answer)):
+        return None
+    if "query" not in _properties(state.schemas.get(SEARCH)):
+        return None
+    action = Action(SEARCH, {"query": state.question.strip()})
+    if any(seen.fingerprint == fingerprint(action) for seen in state.seen):
+        return None
+    return action
+
+
+def second_look(state: RunState, results: str) -> Retry | None:
+    """The correction that shows the look's unseen, relevant results; None lets the refusal stand."""
+    earlier = "\n".join(seen.text for seen in state.seen).casefold()
+    fresh = [line for line in _result_lines(results) if line.casefold() not in earlier]
+    if not fresh:
+        return None
+    shown = "\n".join(f"[{k}] {line}" for k, line in enumerate(fresh, 1))
+    lead = evidence_lead(state.question, shown, state.lang)
+    if lead is None:
+        return None
+    message = say(
+        state.lang,
+        "Before you give up: a search with the question's own words finds results you have not seen:\n"
+        f"{shown}\nIf they answer the question, answer from them; if not, write the same Final Answer again.",
+        f"先别放弃：用问题本身的词搜索，找到了你还没看过的结果：\n{shown}\n"
+        "如果它们回答了问题，就根据它们回答；如果没有，就再写一次同样的最终答案。",
+    )
+    return Retry(message, f"guard:{CODE}", lead=lead)
+
+
+def _result_lines(results: str) -> list[str]:
+    """The numbered results of a search, without their numbers."""
+    return [m.group(1).strip() for m in map(_RESULT.match, results.splitlines()) if m is not None]
+
+
+def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    props = (schema or {}).get("properties") if isinstance(schema, Mapping) else None
+    return props if isinstance(props, Mapping) else {}
