@@ -191,3 +191,13 @@ def test_committed_report_is_rendered_by_this_code():
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     assert [r["use"] for r in summary["recommendations"]] == [v.best.name for v in verdicts]
     assert "Which should I use?" in (folder / "report.html").read_text(encoding="utf-8")
+
+
+def test_answers_copied_from_the_episodes_are_counted_per_cell():
+    records = [rec(task="t1", example_value="855"), rec(task="t2", example_value=None), rec(task="t3"),
+               rec(template="json", task="t1", example_value="Runa Vell")]
+    by_name = {s.name: s for s in metrics.summarize(records)}
+    assert by_name["classic"].copied == 1 and by_name["json"].copied == 1
+    md = report.markdown(metrics.summarize(records), [])
+    assert "| copied |" in md.splitlines()[4] and "*copied*" in md
+    assert json.loads(report.summary_json(metrics.summarize(records), []))["cells"][0]["copied"] == 1

@@ -14,12 +14,21 @@ from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, Nudge, check_answer, is_failure_text, question_holds, quoted_text, say
+from ..protocol.guards import (
+    AnswerContext,
+    Nudge,
+    check_answer,
+    copied_example_value,
+    is_failure_text,
+    question_holds,
+    quoted_text,
+    say,
+)
 from ..types import Action, Step
-from .decisions import Retry
+from .decisions import Retry, Stop
 from .state import RunState, Seen
 
-__all__ = ["answer_correction", "call_correction", "repeat_lead", "turn_correction"]
+__all__ = ["answer_correction", "call_correction", "copied_again", "repeat_lead", "turn_correction"]
 
 _SHORT_RESULT = 200
 """A repeated call's result at most this long (one line) opens the next thought (``repeat_lead``)."""
@@ -69,6 +78,18 @@ def answer_correction(state: RunState, answer: str) -> Retry | None:
         return None
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
     return Retry(nudge.message, reason, lead=_in_question_lead(state) if nudge.code == "in_question" else "")
+
+
+def copied_again(state: RunState, answer: str) -> Stop | None:
+    """An answer that still holds a value from the few-shot episodes, after the correction that said so:
+    the run stops without an answer rather than pass the examples' value off as this question's."""
+    if "example_value" not in state.nudged:
+        return None
+    value = copied_example_value(answer, state.example_values, (state.question, *(seen.text for seen in state.seen)))
+    if value is None:
+        return None
+    return Stop("copied_example", f"the model answered with {value} again, a value from the few-shot examples "
+                                  "that neither the question nor any result holds")
 
 
 def _after_failure(state: RunState) -> Nudge | None:

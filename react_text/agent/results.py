@@ -11,6 +11,9 @@ Statuses (``RunResult.status``):
 ``timeout``        ``Limits.timeout_s`` of wall-clock time passed.
 ``no_progress``    the model repeated a call it had already made (same tool,
                    same arguments) after being told once what it returned.
+``copied_example`` the model's answer still held a value from the few-shot
+                   examples (in neither the question nor any result) after
+                   being told once where it came from.
 ``format_errors``  ``Limits.max_format_errors`` unusable turns in a row.
 ``tool_failures``  one tool failed more than ``Limits.max_tool_retries`` times
                    in a row after its first failure.
@@ -42,6 +45,7 @@ STATUSES = (
     "max_tokens",
     "timeout",
     "no_progress",
+    "copied_example",
     "format_errors",
     "tool_failures",
     "backend_error",

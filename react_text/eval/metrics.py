@@ -58,6 +58,9 @@ class CellSummary:
     wall_seconds: float
     statuses: dict[str, int] = field(default_factory=dict)
     by_category: dict[str, tuple[int, int]] = field(default_factory=dict)
+    copied: int = 0
+    """Answers holding a value from a shown few-shot episode that neither the question nor any tool
+    result holds (the record's ``example_value``)."""
 
     @property
     def success_rate(self) -> float:
@@ -131,6 +134,7 @@ def summarize(records: Iterable[Mapping]) -> list[CellSummary]:
                 wall_seconds=sum(float(r.get("wall_seconds", 0.0)) for r in rows),
                 statuses=dict(Counter(str(r.get("status", "?")) for r in rows)),
                 by_category={k: (v[0], v[1]) for k, v in sorted(categories.items())},
+                copied=sum(1 for r in rows if r.get("example_value") is not None),
             )
         )
     return summaries

@@ -104,12 +104,21 @@ def record_from_run(task, result, *, model: str, template: str, constrain: bool,
 
 
 def example_value(agent, task, result) -> str | None:
-    """The number the answer copied from a shown few-shot episode, if any (see ``guards``)."""
+    """The number or name the answer copied from a shown few-shot episode, if any (see ``guards``).
+
+    Only what tools returned counts as seen (a call's result, or the results of a refusal's second
+    look), not the loop's corrections: one that names the copied value ("1074 comes from the
+    examples") must not excuse the answer that copies it anyway."""
     if result.status != "answered":
         return None
     shown = agent.template.shown_episodes(list(agent.tools.values()), task.question, agent.examples)
-    seen = [s.observation_text or "" for s in result.steps]
-    return copied_example_value(result.answer, episode_values(shown), (task.question, *seen))
+    return copied_example_value(result.answer, episode_values(shown), (task.question, *tool_results(result.steps)))
+
+
+def tool_results(steps) -> list[str]:
+    """The texts of ``steps`` that came from tools, in order."""
+    return [s.observation_text or "" for s in steps
+            if s.action is not None or getattr(s.decision, "reason", "") == "guard:second_look"]
 
 
 def crash_record(task, error: BaseException, *, model: str, template: str, constrain: bool,

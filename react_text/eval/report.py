@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from .metrics import SIGNIFICANCE, SMALL_SAMPLE, CellSummary, Disagreement, GrammarEffect, Paired, Verdict
 
-_STATUS_ORDER = ("answered", "gave_up", "max_steps", "max_tokens", "timeout", "no_progress",
+_STATUS_ORDER = ("answered", "gave_up", "max_steps", "max_tokens", "timeout", "no_progress", "copied_example",
                  "format_errors", "tool_failures", "backend_error", "interrupted", "template_error", "crashed")
 
 
@@ -29,6 +29,7 @@ def _row(s: CellSummary) -> list[str]:
         f"{_pct(s.success_rate)} [{_pct(s.ci_low)}–{_pct(s.ci_high)}]",
         _pct(s.format_error_rate),
         _pct(s.invalid_tool_rate),
+        str(s.copied),
         f"{s.avg_steps:.1f}",
         f"{s.evaluated_tokens}/{s.completion_tokens}",
         f"{s.wall_seconds:.0f}s",
@@ -36,7 +37,7 @@ def _row(s: CellSummary) -> list[str]:
     ]
 
 
-_HEADER = ["model", "template", "solved", "success [95% CI]", "format err", "bad tool",
+_HEADER = ["model", "template", "solved", "success [95% CI]", "format err", "bad tool", "copied",
            "steps", "tok in/out", "wall", "ended"]
 
 
@@ -84,7 +85,9 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 _LEGEND = ("*success*: answer matched the task's rule; 95% Wilson interval. *format err*: model turns that "
-           "did not parse. *bad tool*: tool calls naming an unknown tool or invalid arguments. *steps*: model turns "
+           "did not parse. *bad tool*: tool calls naming an unknown tool or invalid arguments. *copied*: answers "
+           "holding a number or name from a shown few-shot episode that neither the question nor any tool result "
+           "holds. *steps*: model turns "
            "per task (as `react-text replay` counts them). *tok in/out*: prompt tokens llama.cpp evaluated / tokens "
            "generated. *+c*: the same template with grammar-constrained turns (`--constrain`).")
 

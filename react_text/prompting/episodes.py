@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from ..protocol.answer_text import is_refusal
 from ..protocol.guards import numbers_in
 from .demo_values import sample_arguments
 
@@ -244,11 +245,14 @@ def demo_episode(spec: Any, lang: str = "en", salt: int = 0) -> Episode:
 
 def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
     """Every number written in the episodes' observations and answers, as digits only
-    (``1,240`` → ``1240``): what a run's answer must not hold unless it saw it itself."""
+    (``1,240`` → ``1240``), and every answer that holds no number and refuses nothing (a name:
+    ``Runa Vell``): what a run's answer must not hold unless it saw it itself."""
     found: set[str] = set()
     for ep in episodes:
         for text in [ep.answer] + [s.observation for s in ep.steps]:
             found |= numbers_in(text)
+        if ep.answer and not numbers_in(ep.answer) and not is_refusal(ep.answer):
+            found.add(ep.answer.strip())
     return frozenset(found)
 
 

@@ -116,15 +116,22 @@ def numbers_in(text: str) -> set[str]:
 
 
 def copied_example_value(answer: str, example_values: frozenset[str], own_texts: Iterable[str]) -> str | None:
-    """A number in ``answer`` that the shown episodes hold and that appears in none of
-    ``own_texts`` (the question, the run's observations): a value copied from the examples."""
+    """A number in ``answer`` that the shown episodes hold, or an episode's answer that is a name
+    (``Runa Vell``, ``林若溪``), appearing in none of ``own_texts`` (the question, the run's
+    observations): a value copied from the examples."""
     if not example_values:
         return None
+    texts = list(own_texts)
     own: set[str] = set()
-    for text in own_texts:
+    for text in texts:
         own |= numbers_in(text)
-    for value in sorted(numbers_in(answer)):
+    for value in sorted(numbers_in(answer), key=lambda v: (-len(v), v)):  # the most telling number first
         if value in example_values and value not in own and len(value.replace(".", "")) >= 2:
+            return value
+    folded_answer, folded_own = answer.casefold(), "\n".join(texts).casefold()
+    for value in sorted(v for v in example_values if not v.replace(".", "").isdigit()):
+        name = value.casefold()
+        if len(name) >= 3 and name in folded_answer and name not in folded_own:
             return value
     return None
 
@@ -303,7 +310,7 @@ def _example_value(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | No
         ctx.lang,
         f"{value} comes from the examples, not from this question or your observations. "
         "Answer from this question's own facts.",
-        f"{value} 来自示例，不是这个问题或你的观察结果里的数。请根据本题自己的事实作答。",
+        f"{value} 来自示例，这个问题和你的观察结果里都没有它。请根据本题自己的事实作答。",
     ))
 
 
