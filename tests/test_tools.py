@@ -235,6 +235,36 @@ def test_argument_errors_are_written_for_the_model(given_args: dict, argument: s
     assert all(v in (given_args.get(k), "...", "plain") for k, v in shown.items())
 
 
+PARCEL_TOOL = tool_from_schema({"name": "ship", "description": "Ship a parcel.", "parameters": {
+    "type": "object", "required": ["parcel"], "properties": {"parcel": {
+        "type": "object", "required": ["weight_kg"], "properties": {
+            "weight_kg": {"type": "number"},
+            "size_cm": {"type": "object", "properties": {"length": {"type": "number"}}}}}}}},
+    lambda parcel: str(parcel))
+
+
+def test_nested_keys_match_like_arguments_and_unknown_ones_are_named() -> None:
+    bound = bind_args(PARCEL_TOOL, {"parcel": {"Weight_KG": "3", "size_cm": {"LENGTH": 40}}})
+    assert bound.values == {"parcel": {"weight_kg": 3.0, "size_cm": {"length": 40}}}
+    assert "renamed_key" in bound.repairs
+    with pytest.raises(ArgumentError) as info:  # a tool would ignore these and answer for a parcel of no size
+        bind_args(PARCEL_TOOL, {"parcel": {"weight_kg": 3, "length_cm": 40}})
+    message = str(info.value)
+    assert "unknown key(s) 'length_cm'" in message and "its keys are: weight_kg, size_cm" in message
+    assert info.value.example == {"parcel": {"weight_kg": "...", "size_cm": {"length": "..."}}}  # its shape
+    with pytest.raises(ArgumentError, match="missing key\\(s\\) 'weight_kg'"):
+        bind_args(PARCEL_TOOL, {"parcel": {"size_cm": {"length": 40}}})
+
+
+def test_an_object_open_to_more_keys_keeps_them() -> None:
+    open_tool = tool_from_schema({"name": "tag", "description": "Tag.", "parameters": {
+        "type": "object", "properties": {"labels": {
+            "type": "object", "properties": {"colour": {"type": "string"}}, "additionalProperties": True}}}},
+        lambda labels=None: str(labels))
+    assert bind_args(open_tool, {"labels": {"colour": "red", "size": 2}}).values == {
+        "labels": {"colour": "red", "size": 2}}
+
+
 def test_bare_strings_and_one_argument_repairs() -> None:
     assert bind_args(evaluate, "2 + 2") == bind_args(evaluate, {"expression": "2 + 2"}).__class__(
         {"expression": "2 + 2"}, ("bare_string",))

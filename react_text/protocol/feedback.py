@@ -89,10 +89,11 @@ class Voice:
         return self.style.write_final(FILL, self.n)
 
 
-def fill_value(schema: Any) -> Any:
+def fill_value(schema: Any, depth: int = 0) -> Any:
     """A value to show for a slot the model did not fill: an enum's first value or a constant
-    (the only values that are right whatever the question), else ``...``. Never a schema example
-    or a made-up number: a small model copies those into its next call or even its answer."""
+    (the only values that are right whatever the question), an object's keys each filled so
+    (its shape is what the model got wrong), else ``...``. Never a schema example or a made-up
+    number: a small model copies those into its next call or even its answer."""
     if not isinstance(schema, Mapping):
         return FILL
     values = schema.get("enum")
@@ -100,6 +101,9 @@ def fill_value(schema: Any) -> Any:
         return values[0]
     if "const" in schema:
         return schema["const"]
+    props = schema.get("properties")
+    if isinstance(props, Mapping) and props and depth < 3:
+        return {name: fill_value(sub, depth + 1) for name, sub in props.items()}
     return FILL
 
 

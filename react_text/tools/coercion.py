@@ -177,15 +177,36 @@ def json_or_none(text: str) -> Any:
 
 
 def _coerce_object(obj: dict, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int) -> dict:
-    props = schema.get("properties")
+    """An object's keys under the schema's names (matched ignoring case and ``_``/``-``, as top-level
+    arguments are), each value coerced. With ``properties`` declared and ``additionalProperties`` not
+    allowed outright, an unknown key or a missing required one is a mismatch naming the right keys:
+    a tool would otherwise ignore ``{"length_cm": 40}`` and answer for a parcel without a size."""
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     extra = schema.get("additionalProperties")
+    strict = bool(props) and extra is not True and not isinstance(extra, dict)
+    by_key = {_key(name): name for name in props}
     out: dict[str, Any] = {}
+    unknown: list[str] = []
     for key, value in obj.items():
-        sub = props.get(key) if isinstance(props, dict) else None
-        if sub is None and isinstance(extra, dict):
-            sub = extra
-        out[key] = coerce_value(value, sub, f"{path}.{key}", repairs, depth) if sub else value
+        name = key if key in props else by_key.get(_key(str(key)))
+        if name is not None and name != key:
+            repairs.append("renamed_key")
+        sub = props.get(name) if name is not None else extra if isinstance(extra, dict) else None
+        if name is None and strict:
+            unknown.append(str(key))
+            continue
+        out[name or key] = coerce_value(value, sub, f"{path}.{name or key}", repairs, depth) if sub else value
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    missing = [name for name in required if name not in out]
+    if unknown or (strict and missing):
+        problem = (f"unknown key(s) {', '.join(map(repr, unknown))}" if unknown
+                   else f"missing key(s) {', '.join(map(repr, missing))}")
+        raise Mismatch(path, schema, obj, f"{problem}; its keys are: {', '.join(props)}")
     return out
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[_\-\s]", "", name).casefold()
 
 
 def coerce_value(value: Any, schema: Mapping[str, Any], path: str, repairs: list[str], depth: int = 0) -> Any:
@@ -203,7 +224,7 @@ def coerce_value(value: Any, schema: Mapping[str, Any], path: str, repairs: list
             try:
                 result = _coerce_kind(value, k, schema, path, trial, depth)
             except Mismatch as mismatch:
-                if mismatch.path != path:  # a nested element failed: report that one
+                if mismatch.path != path or mismatch.why:  # a nested element, or the object's keys: report it
                     raise
                 continue
             repairs.extend(trial)
