@@ -10,12 +10,14 @@ from react_text.agent.state import Limits, RunState, Seen
 from react_text.backends.scripted import ScriptedBackend
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
+from react_text.types import Action
 
 QUESTION = "What was the population of the town of Varnholt at the 2023 census?"
 INTRO = "[1] en/varnholt.txt: Varnholt (town) Varnholt is a lakeside town on the shore of Lake Emmerlin."
 CENSUS = ("[1] en/varnholt.txt: At the 2023 census the town of Varnholt had a population of 48,213. "
           "The town covers 61.4 square kilometres.\n" + INTRO.replace("[1]", "[2]"))
 REFUSAL = "I cannot find that: the documents do not say."
+LOOK = Action("search", {"query": QUESTION})
 SCHEMA = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
 
 
@@ -43,23 +45,25 @@ def test_no_look_for_an_answer_without_search_once_looked_or_when_switched_off()
 
 
 def test_unseen_results_that_answer_are_shown_and_quoted() -> None:
-    retry = second_look(_state(), CENSUS)
+    retry = second_look(_state(), LOOK, CENSUS, 2)
     assert retry is not None and retry.reason == "guard:second_look"
     assert "48,213" in retry.observation and "lakeside" not in retry.observation  # only what was not seen
     assert retry.lead == ' Result [1] says: "At the 2023 census the town of Varnholt had a population of 48,213."'
+    assert retry.seen is not None and retry.seen.tool == "search" and "48,213" in retry.seen.text  # a call seen
 
 
 def test_the_refusal_stands_when_the_look_finds_nothing_new_or_only_nearby_facts() -> None:
-    assert second_look(_state(), INTRO) is None  # seen already
-    assert second_look(_state(), "No results for the query.") is None
-    nearby = second_look(_state(question="What was the population of the town of Varnholt in 1850?"), CENSUS)
+    assert second_look(_state(), LOOK, INTRO, 2) is None  # seen already
+    assert second_look(_state(), LOOK, "No results for the query.", 2) is None
+    nearby = second_look(_state(question="What was the population of the town of Varnholt in 1850?"), LOOK,
+                         CENSUS, 2)
     assert nearby is None  # the 2023 figure does not answer a question about 1850
 
 
 def test_chinese_runs_are_corrected_in_chinese() -> None:
     question = "青石镇2022年的人口是多少？"
     state = _state(question=question, lang="zh", seen=(Seen("s", "[1] zh/a.txt：青石镇是一个镇。", False, 1, "search"),))
-    retry = second_look(state, "[1] zh/town.txt：根据2022年的统计，青石镇共有人口26,480人。")
+    retry = second_look(state, Action("search", {"query": question}), "[1] zh/town.txt：根据2022年的统计，青石镇共有人口26,480人。", 2)
     assert retry is not None and retry.observation.startswith("先别放弃")
     assert retry.lead == " 第一条结果写的是：“根据2022年的统计，青石镇共有人口26,480人。”"
 
@@ -114,3 +118,13 @@ def test_a_search_that_fails_during_the_look_leaves_the_refusal_as_it_was() -> N
     backend = ScriptedBackend([ACTION, REFUSE])
     result = Agent(backend, [search], load_template("classic")).run(QUESTION)
     assert result.status == "answered" and result.answer == REFUSAL
+
+
+def test_after_a_look_the_run_counts_it_as_a_search_it_saw() -> None:
+    refuse_unsearched = f" I do not know.\nFinal Answer: {REFUSAL}"
+    agent, backend, queries = _agent([refuse_unsearched, " So it is 48,213.\nFinal Answer: 48,213"],
+                                     {QUESTION: CENSUS})
+    result = agent.run(QUESTION)
+    # no "you have not used a tool yet" after the look: its search is one the run has made
+    assert result.status == "answered" and result.answer == "48,213" and len(backend.prompts) == 2
+    assert queries == [QUESTION]

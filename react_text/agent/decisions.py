@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from ..types import Action
+from .state import Seen
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,9 @@ class Retry:
     """For a repeated call: the step whose result was shown again."""
     lead: str = ""
     """Words the model's next thought starts with, written for it (``corrections``); empty for none."""
+    seen: Seen | None = None
+    """A call the engine made for the model whose results the correction shows (a refusal's second look):
+    from then on it counts as seen, as the model's own calls do."""
     kind: str = field(default="retry", init=False)
 
 

@@ -264,7 +264,7 @@ class Agent:
                             self.limits.timeout_s - (self._clock() - run.started), n, run.events,
                             cache=self.tool_cache, redact=self.redact)
         looked = call.observation is not None and call.observation.ok
-        return (second_look(run.state, call.shown) if looked else None) or decision
+        return (second_look(run.state, action, call.shown, n) if looked else None) or decision
 
     def propose(self, question: str, history: Sequence[tuple[Action, Observation | str]] = ()) -> Step:
         """One model turn, parsed, without running any tool.

@@ -213,6 +213,9 @@ def advance(state: RunState, record: StepRecord) -> RunState:
         changes["observation_nudged"] = True
     if isinstance(d, Retry) and d.reason.startswith("guard:"):
         changes["nudged"] = state.nudged | {d.reason.split(":", 1)[1]}
+    if isinstance(d, Retry) and d.seen is not None:
+        changes["seen"] = state.seen + (d.seen,)
+        changes["real_observations"] = state.real_observations + 1
     if isinstance(d, RunTools):
         changes.update(_after_calls(state, record))
     if isinstance(d, RunTool) and record.observation is not None:

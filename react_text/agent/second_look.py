@@ -24,7 +24,7 @@ from ..protocol.guards import say
 from ..types import Action
 from .decisions import Retry
 from .policy import fingerprint
-from .state import RunState
+from .state import RunState, Seen
 
 __all__ = ["look_query", "second_look"]
 
@@ -50,8 +50,9 @@ def look_query(state: RunState, answer: str) -> Action | None:
     return action
 
 
-def second_look(state: RunState, results: str) -> Retry | None:
-    """The correction that shows the look's unseen, relevant results; None lets the refusal stand."""
+def second_look(state: RunState, action: Action, results: str, n: int) -> Retry | None:
+    """The correction that shows the look's unseen, relevant results (made at turn ``n``, it then counts
+    as a call seen); None lets the refusal stand."""
     earlier = "\n".join(seen.text for seen in state.seen).casefold()
     fresh = [line for line in _result_lines(results) if line.casefold() not in earlier]
     if not fresh:
@@ -67,7 +68,7 @@ def second_look(state: RunState, results: str) -> Retry | None:
         f"先别放弃：用问题本身的词搜索，找到了你还没看过的结果：\n{shown}\n"
         "如果它们回答了问题，就根据它们回答；如果没有，就再写一次同样的最终答案。",
     )
-    return Retry(message, f"guard:{CODE}", lead=lead)
+    return Retry(message, f"guard:{CODE}", lead=lead, seen=Seen(fingerprint(action), shown, False, n, action.tool))
 
 
 def _result_lines(results: str) -> list[str]:

@@ -116,9 +116,10 @@ def example_value(agent, task, result) -> str | None:
 
 
 def tool_results(steps) -> list[str]:
-    """The texts of ``steps`` that came from tools, in order."""
+    """The texts of ``steps`` that came from tools, in order: the model's calls and the engine's (a
+    correction that shows a call's results, ``Retry.seen``)."""
     return [s.observation_text or "" for s in steps
-            if s.action is not None or getattr(s.decision, "reason", "") == "guard:second_look"]
+            if s.action is not None or getattr(s.decision, "seen", None) is not None]
 
 
 def crash_record(task, error: BaseException, *, model: str, template: str, constrain: bool,
