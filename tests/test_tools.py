@@ -254,6 +254,8 @@ def test_nested_keys_match_like_arguments_and_unknown_ones_are_named() -> None:
     assert info.value.example == {"parcel": {"weight_kg": "...", "size_cm": {"length": "..."}}}  # its shape
     with pytest.raises(ArgumentError, match="missing key\\(s\\) 'weight_kg'"):
         bind_args(PARCEL_TOOL, {"parcel": {"size_cm": {"length": 40}}})
+    with pytest.raises(ArgumentError, match="key 'weight_kg' was given twice"):
+        bind_args(PARCEL_TOOL, {"parcel": {"weight_kg": 3, "Weight-KG": 4}})
 
 
 def test_an_object_open_to_more_keys_keeps_them() -> None:

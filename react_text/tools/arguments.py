@@ -20,7 +20,7 @@ from typing import Any
 from ..protocol.feedback import fill_value
 from ..protocol.grounding import empty_value
 from ..types import Args
-from .coercion import Mismatch, coerce_value, json_or_none
+from .coercion import Mismatch, coerce_value, json_or_none, name_key
 from .results import safe_str
 from .spec import Tool
 
@@ -57,10 +57,6 @@ class BoundArgs:
 
 _KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
-
-
-def _key(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name).casefold()
 
 
 def _show(value: Any) -> str:
@@ -164,11 +160,11 @@ def _args_from_text(tool: Tool, args: str, repairs: list[str]) -> Any:
 def _match_names(tool: Tool, args: Mapping[Any, Any], repairs: list[str]) -> dict[str, Any]:
     """The model's arguments under the tool's own names; unknown or missing names are an ``ArgumentError``."""
     props = tool.properties
-    by_key = {_key(name): name for name in props}
+    by_key = {name_key(name): name for name in props}
     values: dict[str, Any] = {}
     unknown: list[str] = []
     for key, value in args.items():
-        name = key if key in props else by_key.get(_key(str(key)))
+        name = key if key in props else by_key.get(name_key(str(key)))
         if name is None and empty_value(value) and props:
             repairs.append("dropped_empty_argument")  # "attendees": 0 copied from a look-alike tool
             continue
@@ -200,8 +196,8 @@ def _reads_as_arguments(parsed: dict, props: Mapping[str, Any]) -> bool:
     """Is a JSON object the model sent as text the arguments, or the value of a lone text argument?"""
     if len(props) != 1 or next(iter(props.values())).get("type") not in ("string", None):
         return True
-    keys = {_key(name) for name in props}
-    return all(_key(str(k)) in keys for k in parsed)
+    keys = {name_key(name) for name in props}
+    return all(name_key(str(k)) in keys for k in parsed)
 
 
 def coerce_args(tool: Tool, args: Args | None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Callable
 
-__all__ = ["Mismatch", "coerce_value", "json_or_none"]
+__all__ = ["Mismatch", "coerce_value", "json_or_none", "name_key"]
 
 _TRUE = {"true", "yes", "y", "on", "1", "t"}
 _FALSE = {"false", "no", "n", "off", "0", "f"}
@@ -184,17 +184,19 @@ def _coerce_object(obj: dict, schema: Mapping[str, Any], path: str, repairs: lis
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     extra = schema.get("additionalProperties")
     strict = bool(props) and extra is not True and not isinstance(extra, dict)
-    by_key = {_key(name): name for name in props}
+    by_key = {name_key(name): name for name in props}
     out: dict[str, Any] = {}
     unknown: list[str] = []
     for key, value in obj.items():
-        name = key if key in props else by_key.get(_key(str(key)))
+        name = key if key in props else by_key.get(name_key(str(key)))
         if name is not None and name != key:
             repairs.append("renamed_key")
         sub = props.get(name) if name is not None else extra if isinstance(extra, dict) else None
         if name is None and strict:
             unknown.append(str(key))
             continue
+        if (name or key) in out:
+            raise Mismatch(path, schema, obj, f"key {name!r} was given twice")
         out[name or key] = coerce_value(value, sub, f"{path}.{name or key}", repairs, depth) if sub else value
     required = schema.get("required") if isinstance(schema.get("required"), list) else []
     missing = [name for name in required if name not in out]
@@ -205,7 +207,8 @@ def _coerce_object(obj: dict, schema: Mapping[str, Any], path: str, repairs: lis
     return out
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
+    """How argument and key names meet: ignoring case, spaces, ``_`` and ``-``."""
     return re.sub(r"[_\-\s]", "", name).casefold()
 
 
