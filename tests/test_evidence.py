@@ -90,3 +90,18 @@ def test_the_cli_can_turn_the_quote_off(command: list[str]) -> None:
 
     assert build_parser().parse_args(command).quote_evidence is True
     assert build_parser().parse_args([*command, "--no-quote-evidence"]).quote_evidence is False
+
+
+def test_an_answer_from_a_search_instead_of_the_quote_is_questioned_and_the_thought_quotes_it_back() -> None:
+    @tool
+    def search(query: str) -> str:
+        """Search the documents."""
+        return "[1] en/varnholt.txt: The mayor of Varnholt is Ilse Marrow."
+
+    backend = ScriptedBackend(['Thought: I search.\nAction: search\nAction Input: {"query": "mayor"}',
+                               " So the mayor is Ilse Marrow.\nFinal Answer: Ilse Marrow",
+                               " So it is Brannoc Hale.\nFinal Answer: Brannoc Hale"])
+    agent = Agent(backend, [search], load_template("classic"))
+    result = agent.run("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened the harvest fair.'?")
+    assert result.answer == "Brannoc Hale" and result.steps[1].decision.reason == "guard:off_quote"
+    assert backend.prompts[2].endswith('Thought: The question itself says: "Mayor Brannoc Hale opened the harvest fair."')

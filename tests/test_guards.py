@@ -145,6 +145,24 @@ def test_an_answer_before_any_tool_gets_one_nudge_but_a_refusal_does_not() -> No
     assert check_answer("48213", ctx(observations=(), tool_names=())) is None
 
 
+MAYOR = "Who is the mayor in this sentence: 'Mayor Brannoc Hale opened the harvest fair in Tessaly.'?"
+MAYOR_FOUND = ("[1] en/varnholt.txt: The mayor of Varnholt is Ilse Marrow, who has held the office since 2019.",)
+FERRY = "A note says: 'The Milvan ferry carries 212 passengers.' How many passengers does the Milvan ferry carry?"
+FERRY_FOUND = ("[1] en/lake.txt: The Milvane ferry can carry up to 180 passengers and 24 cars.",)
+
+
+@pytest.mark.parametrize("question, answer, caught", [
+    (MAYOR, "Mayor Brannoc Hale", False),  # read off the question's own quote: no tool is needed
+    ("我的便条上写着：“青松镇有9,120人。”根据便条，青松镇有多少人？", "9,120人", False),
+    (MAYOR, "Ilse Marrow", True),  # not in the quote: where did it come from?
+    ("A sign says 'Tickets cost 12 euros.' How much do 3 tickets cost?", "36", True),  # worked out: use a tool
+    ("How many people live in Varnholt?", "48213", True),
+])
+def test_an_answer_read_off_the_questions_quote_needs_no_tool(question: str, answer: str, caught: bool) -> None:
+    nudge = check_answer(answer, ctx(question=question, observations=(), real_observations=0))
+    assert (nudge is not None and nudge.code == "no_observation") is caught
+
+
 @pytest.mark.parametrize("question, caught", [
     ("Look up the sum of 4,728 and 9,365.", True),  # the numbers are the question's own
     ("请用搜索工具查询 250 乘以 48 的结果。", True),
@@ -160,6 +178,24 @@ def test_a_refusal_of_what_the_question_itself_holds_gets_one_nudge(question: st
     assert check_answer("14093", context) is None  # only a refusal is questioned
     assert check_answer("I cannot find that.", ctx(question=question, nudged=frozenset({"in_question"})),
                         refusal=True) is None
+
+
+@pytest.mark.parametrize("question, answer, found, caught", [
+    (MAYOR, "Ilse Marrow", MAYOR_FOUND, True),  # a search's mayor, not the sentence's
+    (MAYOR, "Brannoc Hale", MAYOR_FOUND, False),
+    (FERRY, "180 passengers and 24 cars", FERRY_FOUND, True),
+    (FERRY, "212", FERRY_FOUND, False),
+    (FERRY, "424", ("424",), False),  # worked out (a calculator's result), not taken from a search
+    ("A sign says 'Tickets cost 12 euros.' How much do 3 tickets cost?", "36", ("36",), False),
+    ("How many passengers does the Milvane ferry carry?", "180", FERRY_FOUND, False),  # no quote to answer from
+])
+def test_an_answer_from_a_search_instead_of_the_questions_quote_gets_one_nudge(
+        question: str, answer: str, found: tuple[str, ...], caught: bool) -> None:
+    context = ctx(question=question, tool_names=("search", "calculator"), observations=found)
+    nudge = check_answer(answer, context)
+    assert (nudge is not None and nudge.code == "off_quote") is caught
+    if caught:
+        assert check_answer(answer, ctx(question=question, observations=found, nudged=frozenset({"off_quote"}))) is None
 
 
 def test_corrections_speak_chinese_under_a_chinese_prompt() -> None:

@@ -14,16 +14,8 @@ from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import (
-    AnswerContext,
-    Nudge,
-    check_answer,
-    copied_example_value,
-    is_failure_text,
-    question_holds,
-    quoted_text,
-    say,
-)
+from ..protocol.guards import AnswerContext, Nudge, check_answer, copied_example_value, is_failure_text, say
+from ..protocol.question import question_holds, quoted_text
 from ..types import Action, Step
 from .decisions import Retry, Stop
 from .state import RunState, Seen
@@ -77,7 +69,8 @@ def answer_correction(state: RunState, answer: str) -> Retry | None:
     if nudge is None:
         return None
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
-    return Retry(nudge.message, reason, lead=_in_question_lead(state) if nudge.code == "in_question" else "")
+    return Retry(nudge.message, reason,
+                 lead=_in_question_lead(state, nudge.code) if nudge.code in ("in_question", "off_quote") else "")
 
 
 def copied_again(state: RunState, answer: str) -> Stop | None:
@@ -113,10 +106,11 @@ def _after_failure(state: RunState) -> Nudge | None:
     ))
 
 
-def _in_question_lead(state: RunState) -> str:
-    """After the correction for refusing what the question holds, the thought starts from it: the
-    numbers go to the calculator, a quoted passage is quoted back (``guards.question_holds``)."""
-    if question_holds(state.question, state.tool_names) == "numbers":
+def _in_question_lead(state: RunState, code: str) -> str:
+    """After the correction for refusing what the question holds, or for answering from a search
+    instead of the question's quote, the thought starts from it: the numbers go to the calculator, a
+    quoted passage is quoted back (``question.question_holds``)."""
+    if code == "in_question" and question_holds(state.question, state.tool_names) == "numbers":
         return say(state.lang, " The question itself gives the numbers, so I pass them to the calculator as the expression",
                    "问题本身给出了数字，所以我把它们写成算式交给 calculator：")
     quote = quoted_text(state.question) or ""

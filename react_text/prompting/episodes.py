@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from ..protocol.answer_text import is_refusal
-from ..protocol.guards import numbers_in
+from ..protocol.question import numbers_in
 from .demo_values import sample_arguments
 
 __all__ = [

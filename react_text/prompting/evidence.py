@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..protocol.guards import asks_for_number, numbers_in
+from ..protocol.question import asks_for_number, numbers_in
 from ..tools.search import query_terms
 
 __all__ = ["answering_sentence", "evidence_lead"]

@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-__all__ = ["AnswerContext", "Nudge", "asks_for_number", "check_answer", "copied_example_value", "is_failure_text",
-           "numbers_in", "other_year", "question_holds", "quoted_text", "say"]
+from .question import asks_for_number, from_quote, numbers_in, off_quote, question_holds
+
+__all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class AnswerContext:
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
         "tool_error", "question_back", "expression", "example_value", "other_year", "measure",
-        "no_observation", "not_a_number", "in_question"}))
+        "no_observation", "not_a_number", "in_question", "off_quote"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -107,14 +108,6 @@ def _unevaluated(answer: str) -> bool:
             and not _VALUE_FIRST.search(answer[:found.start()]))
 
 
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
-def numbers_in(text: str) -> set[str]:
-    """The numbers written in ``text``, digits only ("48,213." -> "48213"): how the checks compare values."""
-    return {raw.replace(",", "").rstrip(".") for raw in _NUMBER.findall(text)}
-
-
 def copied_example_value(answer: str, example_values: frozenset[str], own_texts: Iterable[str]) -> str | None:
     """A number in ``answer`` that the shown episodes hold, or an episode's answer that is a name
     (``Runa Vell``, ``林若溪``), appearing in none of ``own_texts`` (the question, the run's
@@ -136,22 +129,11 @@ def copied_example_value(answer: str, example_values: frozenset[str], own_texts:
     return None
 
 
-# A question that asks for a quantity, a year or a count: its answer must hold a number.
-_ASKS_NUMBER = re.compile(
-    r"\bhow\s+(?:many|much|long|deep|high|tall|far|old|wide|big|heavy|large)\b|\b(?:what|which)\s+year\b|"
-    r"\bpopulation\b|多少|几[个年天名人岁次座条本辆位种米公]|哪一?年",
-    re.IGNORECASE,
-)
 _HOLDS_NUMBER = re.compile(
     r"\d|[零〇一二两三四五六七八九十百千万亿]|\b(?:zero|none|no|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b",
     re.IGNORECASE,
 )
-
-
-def asks_for_number(question: str) -> bool:
-    """Whether ``question`` asks for a number ("how many", "what year", "多少", "哪一年", ...)."""
-    return _ASKS_NUMBER.search(question) is not None
 
 
 def _not_a_number(answer: str, question: str) -> bool:
@@ -160,28 +142,6 @@ def _not_a_number(answer: str, question: str) -> bool:
 
 
 # An operation on numbers the question itself gives ("the sum of 4,728 and 9,365", "250 乘以 48").
-_OPERATION = re.compile(
-    r"\b(?:sum|plus|add|added|minus|subtract(?:ed)?|difference|times|multiplied|product|divided|percent)\b|%|"
-    r"加|减|乘|除以|之和|百分之",
-    re.IGNORECASE,
-)
-_QUOTED = re.compile(r"[\"“「『]([^\"”」』]{6,})[\"”」』]|'([^']{12,})'")
-
-
-def quoted_text(question: str) -> str | None:
-    """The passage ``question`` quotes ("in this sentence: '...'", "便条上写着：“...”"), if any."""
-    found = _QUOTED.search(question)
-    return None if found is None else (found.group(1) or found.group(2)).strip()
-
-
-def question_holds(question: str, tool_names: tuple[str, ...]) -> str | None:
-    """What ``question`` itself holds that answers it: ``"numbers"`` (two or more of its own and an
-    operation on them, with the calculator offered) or ``"quote"`` (a quoted passage); else None."""
-    if len(numbers_in(question)) >= 2 and _OPERATION.search(question) and "calculator" in tool_names:
-        return "numbers"
-    return "quote" if quoted_text(question) is not None else None
-
-
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
     """The one correction this answer still deserves, or None to accept it.
 
@@ -327,13 +287,28 @@ def _missing_number(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | N
 
 
 def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    """An answer before any tool ran, when tools are offered; not one read off the question's own quote
+    (told to use a tool first, a small model then searches and answers with what the search found)."""
     if refusal or not ctx.require_observation or not ctx.tool_names or ctx.observations:
+        return None
+    if from_quote(answer, ctx.question):
         return None
     return Nudge("no_observation", say(
         ctx.lang,
         "You have not used a tool yet. If the question itself holds the answer, or none of the tools "
         "can help with it, write the same Final Answer again; otherwise use a tool first.",
         "你还没有使用任何工具。如果问题本身就包含答案，或者没有工具能帮上忙，就再写一次同样的最终答案；否则先使用工具。",
+    ))
+
+
+def _answer_off_quote(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    if refusal or not off_quote(answer, ctx.question, ctx.observations):
+        return None
+    return Nudge("off_quote", say(
+        ctx.lang,
+        "The question itself quotes the text to answer from, and your answer comes from a search result "
+        "instead. Answer from the quoted text.",
+        "问题本身引用了要依据的文字，你的答案却来自搜索结果。请根据问题引用的文字作答。",
     ))
 
 
@@ -366,5 +341,6 @@ _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], .
     ("not_a_number", _missing_number),
     ("no_observation", _no_observation),
     ("in_question", _in_question),
+    ("off_quote", _answer_off_quote),
 )
 """Every check by its code, in the order they are tried."""

@@ -1,0 +1,87 @@
+"""What a question itself holds and asks: its numbers, a quoted passage, whether a number is asked
+for, and whether an answer was read off the question's quote or taken from a search instead.
+
+Why apart from ``guards``: the answer checks, the evidence quote and the episode values all read a
+question (and an answer) the same way; this is that one reading. Pure functions over text.
+"""
+
+from __future__ import annotations
+
+import re
+__all__ = ["asks_for_number", "from_quote", "numbers_in", "off_quote", "question_holds", "quoted_text"]
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers written in ``text``, digits only ("48,213." -> "48213"): how the checks compare values."""
+    return {raw.replace(",", "").rstrip(".") for raw in _NUMBER.findall(text)}
+
+
+# A question that asks for a quantity, a year or a count: its answer must hold a number.
+_ASKS_NUMBER = re.compile(
+    r"\bhow\s+(?:many|much|long|deep|high|tall|far|old|wide|big|heavy|large)\b|\b(?:what|which)\s+year\b|"
+    r"\bpopulation\b|多少|几[个年天名人岁次座条本辆位种米公]|哪一?年",
+    re.IGNORECASE,
+)
+
+
+def asks_for_number(question: str) -> bool:
+    """Whether ``question`` asks for a number ("how many", "what year", "多少", "哪一年", ...)."""
+    return _ASKS_NUMBER.search(question) is not None
+
+
+_OPERATION = re.compile(
+    r"\b(?:sum|plus|add|added|minus|subtract(?:ed)?|difference|times|multiplied|product|divided|percent)\b|%|"
+    r"加|减|乘|除以|之和|百分之",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"[\"“「『]([^\"”」』]{6,})[\"”」』]|'([^']{12,})'")
+
+
+def quoted_text(question: str) -> str | None:
+    """The passage ``question`` quotes ("in this sentence: '...'", "便条上写着：“...”"), if any."""
+    found = _QUOTED.search(question)
+    return None if found is None else (found.group(1) or found.group(2)).strip()
+
+
+def question_holds(question: str, tool_names: tuple[str, ...]) -> str | None:
+    """What ``question`` itself holds that answers it: ``"numbers"`` (two or more of its own and an
+    operation on them, with the calculator offered) or ``"quote"`` (a quoted passage); else None."""
+    if len(numbers_in(question)) >= 2 and _OPERATION.search(question) and "calculator" in tool_names:
+        return "numbers"
+    return "quote" if quoted_text(question) is not None else None
+
+
+def from_quote(answer: str, question: str) -> bool:
+    """The answer is read off the passage the question quotes ("212" for "A note says: 'The ferry
+    carries 212 passengers.'"): its numbers, or else its words, are all in the quote."""
+    quote = quoted_text(question)
+    if quote is None:
+        return False
+    numbers = numbers_in(answer)
+    if numbers:
+        return numbers <= numbers_in(quote)
+    words = re.sub(r"[^\w\s]", " ", answer).split()
+    return bool(words) and " ".join(words).casefold() in " ".join(re.sub(r"[^\w\s]", " ", quote).split()).casefold()
+
+
+_NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
+_RESULT_LINE = re.compile(r"^\s*\[\d{1,2}\]\s.*$", re.MULTILINE)
+
+
+def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
+    """The question quotes the passage to answer from, and the answer takes a number or a name from a
+    search result instead ("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened…'?" answered
+    "Ilse Marrow", the mayor a search found), while the quote holds a value of that kind."""
+    quote = quoted_text(question)
+    if quote is None:
+        return False
+    results = "\n".join(line for obs in observations for line in _RESULT_LINE.findall(obs))
+    numbers, names = numbers_in(answer), set(_NAME.findall(answer))
+    from_results = numbers & numbers_in(results) or {name for name in names if name in results}
+    if not from_results:
+        return False
+    if numbers & numbers_in(quote) or any(name in quote for name in names):
+        return False
+    return bool(numbers_in(quote) if numbers else _NAME.search(quote))
