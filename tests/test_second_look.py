@@ -128,3 +128,17 @@ def test_after_a_look_the_run_counts_it_as_a_search_it_saw() -> None:
     # no "you have not used a tool yet" after the look: its search is one the run has made
     assert result.status == "answered" and result.answer == "48,213" and len(backend.prompts) == 2
     assert queries == [QUESTION]
+
+
+def test_the_console_shows_the_look_and_what_it_showed() -> None:
+    import io
+
+    from react_text.cli.console import Console
+
+    out = io.StringIO()
+    agent, _, _ = _agent([ACTION, REFUSE, " So it is 48,213.\nFinal Answer: 48,213"],
+                         {"Varnholt town": INTRO, QUESTION: CENSUS}, on_event=Console(out, colour=False))
+    agent.run(QUESTION)
+    text = out.getvalue()
+    assert f'[before the refusal stands: search {{"query": "{QUESTION}"}}]' in text
+    assert "Nudge: Before you give up" in text and "Answer: 48,213" in text
