@@ -16,6 +16,7 @@ from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nu
 from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, Nudge, check_answer, copied_example_value, is_failure_text, say
 from ..protocol.question import question_holds, quoted_text
+from ..tools.search import SEARCH_TOOL
 from ..types import Action, Step
 from .decisions import Retry, Stop
 from .state import RunState, Seen
@@ -78,7 +79,8 @@ def copied_again(state: RunState, answer: str) -> Stop | None:
     the run stops without an answer rather than pass the examples' value off as this question's."""
     if "example_value" not in state.nudged:
         return None
-    value = copied_example_value(answer, state.example_values, (state.question, *(seen.text for seen in state.seen)))
+    ctx = _answer_context(state)
+    value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
     if value is None:
         return None
     return Stop("copied_example", f"the model answered with {value} again, a value from the few-shot examples "
@@ -94,8 +96,8 @@ def _after_failure(state: RunState) -> Nudge | None:
     last = state.seen[-1]
     tool = last.tool
     tried = {seen.tool for seen in state.seen}
-    untried = [n for n in state.tool_names if n not in tried and n not in ("search", LIST_TOOLS)]
-    if tool == "search" or not untried or last.code != "tool_error":
+    untried = [n for n in state.tool_names if n not in tried and n not in (SEARCH_TOOL, LIST_TOOLS)]
+    if tool == SEARCH_TOOL or not untried or last.code != "tool_error":
         return None
     return Nudge("after_failure", say(
         state.lang,

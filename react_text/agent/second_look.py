@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from ..prompting.evidence import evidence_lead
 from ..protocol.answer_text import is_refusal
 from ..protocol.guards import say
+from ..tools.search import SEARCH_TOOL
 from ..types import Action
 from .decisions import Retry
 from .policy import fingerprint
@@ -28,8 +29,6 @@ from .state import RunState, Seen
 
 __all__ = ["look_query", "second_look"]
 
-SEARCH = "search"
-"""The tool looked with: the built-in ``search_files`` tool's name, taking a ``query``."""
 CODE = "second_look"
 
 _RESULT = re.compile(r"^\s*\[\d{1,2}\]\s*(.+)$")
@@ -39,12 +38,12 @@ def look_query(state: RunState, answer: str) -> Action | None:
     """The search to run before accepting ``answer``, or None: no refusal, no ``search(query)`` offered,
     looked already, no turn left to answer in (the refusal must not turn into a stop), or the model
     already searched with exactly the question."""
-    if (not state.limits.second_look or CODE in state.nudged or SEARCH not in state.tool_names
+    if (not state.limits.second_look or CODE in state.nudged or SEARCH_TOOL not in state.tool_names
             or state.steps + 1 >= state.limits.max_steps or not is_refusal(answer)):
         return None
-    if "query" not in _properties(state.schemas.get(SEARCH)):
+    if "query" not in _properties(state.schemas.get(SEARCH_TOOL)):
         return None
-    action = Action(SEARCH, {"query": state.question.strip()})
+    action = Action(SEARCH_TOOL, {"query": state.question.strip()})
     if any(seen.fingerprint == fingerprint(action) for seen in state.seen):
         return None
     return action

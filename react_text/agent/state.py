@@ -93,7 +93,7 @@ class RunState:
     lang: str = "en"
     """The language corrections are worded in: the template's."""
     example_values: frozenset[str] = frozenset()
-    """Numbers shown in the few-shot episodes (see ``episodes.episode_values``)."""
+    """Numbers (and answers that are names) shown in the few-shot episodes (``episodes.episode_values``)."""
     nudged: frozenset[str] = frozenset()
     """Answer checks (``guards``) and the call check (``grounding``) that already fired; each fires once."""
     example_arguments: tuple[str, ...] = ()

@@ -141,7 +141,6 @@ def _not_a_number(answer: str, question: str) -> bool:
     return asks_for_number(question) and not _HOLDS_NUMBER.search(answer)
 
 
-# An operation on numbers the question itself gives ("the sum of 4,728 and 9,365", "250 乘以 48").
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
     """The one correction this answer still deserves, or None to accept it.
 

@@ -8,6 +8,7 @@ question (and an answer) the same way; this is that one reading. Pure functions 
 from __future__ import annotations
 
 import re
+
 __all__ = ["asks_for_number", "from_quote", "numbers_in", "off_quote", "question_holds", "quoted_text"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -31,6 +32,7 @@ def asks_for_number(question: str) -> bool:
     return _ASKS_NUMBER.search(question) is not None
 
 
+# An operation on numbers the question itself gives ("the sum of 4,728 and 9,365", "250 乘以 48").
 _OPERATION = re.compile(
     r"\b(?:sum|plus|add|added|minus|subtract(?:ed)?|difference|times|multiplied|product|divided|percent)\b|%|"
     r"加|减|乘|除以|之和|百分之",
@@ -62,8 +64,13 @@ def from_quote(answer: str, question: str) -> bool:
     numbers = numbers_in(answer)
     if numbers:
         return numbers <= numbers_in(quote)
-    words = re.sub(r"[^\w\s]", " ", answer).split()
-    return bool(words) and " ".join(words).casefold() in " ".join(re.sub(r"[^\w\s]", " ", quote).split()).casefold()
+    words = _plain(answer)
+    return bool(words) and words in _plain(quote)
+
+
+def _plain(text: str) -> str:
+    """Words only, folded, single-spaced: how an answer is found in a quote whatever its punctuation."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text).split()).casefold()
 
 
 _NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")

@@ -18,9 +18,12 @@ from pathlib import Path
 
 from .spec import Tool, tool
 
-__all__ = ["Passage", "query_terms", "search_files"]
+__all__ = ["SEARCH_TOOL", "Passage", "query_terms", "search_files"]
 
 
+SEARCH_TOOL = "search"
+"""The search tool's name, which the loop's search-specific rules (a refusal's second look, no
+"try another tool" after a search) look for."""
 SEARCH_SUFFIXES = (".txt", ".md")
 MAX_FILES = 5000
 MAX_FILE_BYTES = 2_000_000
@@ -166,7 +169,7 @@ def _rank(passages: list[Passage], terms: list[str], limit: int) -> list[tuple[f
     return scored[:limit]
 
 
-def search_files(folder: str | os.PathLike[str], *, name: str = "search", max_results: int = 3,
+def search_files(folder: str | os.PathLike[str], *, name: str = SEARCH_TOOL, max_results: int = 3,
                  max_chars: int = 2000) -> Tool:
     """A ``search`` tool over the .txt/.md files under ``folder`` (read on first call, then cached)."""
     root = Path(folder).expanduser()
