@@ -40,6 +40,58 @@ def test_no_quote_when_nothing_plainly_answers(question: str, observation: str) 
     assert evidence_lead(question, observation, "en") is None
 
 
+COMPANY = (
+    "[1] en/works.txt: Hollin Works Hollin Works is a boat-building company in Tarnby. The company was founded "
+    "in 1921 by the brothers Aldo and Piet Vane. It employs 310 people.\n"
+    "[2] en/club.txt: Tarnby Rowing Club Tarnby Rowing Club is the rowing club of the town of Tarnby. "
+    "The club was founded in 1887."
+)
+
+
+@pytest.mark.parametrize("question, sentence", [
+    ("Who founded Hollin Works?", "The company was founded in 1921 by the brothers Aldo and Piet Vane."),
+    ("How many people does Hollin Works employ?", "It employs 310 people."),
+    ("How many people would Hollin Works employ at 2 times?", "It employs 310 people."),  # a number the question computes with need not be in the fact
+])
+def test_a_sentence_that_refers_back_is_read_with_its_passage_s_subject(question: str, sentence: str) -> None:
+    assert answering_sentence(question, COMPANY) == (1, sentence)
+
+
+@pytest.mark.parametrize("question", [
+    "When was Tarnby founded?",  # "the club" is Tarnby Rowing Club, not the town
+    "When was the boat-building town of Tarnby founded?",
+    "How many people does Tarnby employ?",
+])
+def test_a_reference_to_another_subject_is_not_taken_for_the_question_s(question: str) -> None:
+    assert answering_sentence(question, COMPANY) is None
+
+
+def test_a_result_that_opens_by_referring_back_borrows_the_subject_of_its_file_s_earlier_result() -> None:
+    observation = (
+        "[1] en/bridge.txt: Tarn Bridge (bridge) The Tarn Bridge is a stone bridge over the Sime. It opened in 1807.\n"
+        "[2] en/bridge.txt: The bridge is 412 metres long.\n"
+        "[3] en/mill.txt: The mill is 30 metres long."
+    )
+    assert answering_sentence("How long is the Tarn Bridge, in metres?", observation) == (
+        2, "The bridge is 412 metres long.")
+    assert answering_sentence("How long is the Tarn Mill, in metres?", observation) is None  # no file names it
+
+
+def test_a_borrowed_subject_needs_more_of_the_question_than_a_named_one() -> None:
+    observation = ("[1] en/mill.txt: Brede Mill Brede Mill is a weaving company. Its first factory, on Tan Lane, "
+                   "opened in 1994 after a two-year build.")
+    assert answering_sentence("When was the first factory of Brede Mill opened?", observation) == (
+        1, "Its first factory, on Tan Lane, opened in 1994 after a two-year build.")
+    # 5 of the 7 terms (71%) would pass for a sentence that names the mill, not for one that borrows the name
+    assert answering_sentence("How many people did Brede Mill employ when its first factory opened?",
+                              observation) is None
+
+
+def test_a_chinese_sentence_that_refers_back_is_read_with_its_subject() -> None:
+    observation = "[1] zh/tea.txt：禾川纺织 禾川纺织是一家位于泊水镇的纺织公司。该公司现有员工512人。"
+    assert answering_sentence("禾川纺织有多少名员工？", observation) == (1, "该公司现有员工512人。")
+
+
 def test_chinese_results_are_quoted_the_way_the_chinese_episodes_quote() -> None:
     observation = "[1] zh/town.txt：根据2022年的统计，青石镇共有人口26,480人。\n[2] zh/tea.txt：云岚茶业公司位于青石镇。"
     assert evidence_lead("青石镇2022年的人口是多少？", observation, "zh") == " 第一条结果写的是：“根据2022年的统计，青石镇共有人口26,480人。”"

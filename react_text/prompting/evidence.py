@@ -11,6 +11,13 @@ for the model, in the episodes' own words, and the model finishes the thought.
 The test is lexical and strict on purpose: a quote that does not answer the question
 would push the model into a wrong answer, so anything doubtful gets no quote and the
 model reads the result on its own, as before.
+
+Prose names a thing once and then refers back to it ("The company was founded in 2009
+by…", "She was born in 1931", "该公司现有员工…"). Such a sentence is read with the name
+of what its passage, or an earlier result from the same file, is about (the capitalised
+words, or the Chinese text, before the first sentence's verb, without a title's aside),
+but only when the question names that subject in full: "The club was founded in 1921"
+in a passage about Varnholt Anchors FC never answers when Varnholt itself was founded.
 """
 
 from __future__ import annotations
@@ -29,10 +36,22 @@ _CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问")
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 """Sentences keep their closing mark, as the episodes quote them."""
-_RESULT = re.compile(r"^\s*\[(\d{1,2})\]\s*[^:：\s]*[:：]\s*(.*)$")
+_RESULT = re.compile(r"^\s*\[(\d{1,2})\]\s*([^:：\s]*)[:：]\s*(.*)$")
 _COVERAGE = 0.7
 """Share of the question's content terms the sentence must hold."""
+_COVERAGE_REFERRED = 0.75
+"""The share asked of a sentence that borrows its subject's name: a weaker sign, so a higher bar."""
 _MAX_QUOTE = 300
+_REFERENCE = re.compile(r"(?:it|its|she|her|he|his|they|their|(?:the|this)\s+(?P<noun>[a-z]+))\b|[它她他其此该这]",
+                        re.IGNORECASE)
+"""A sentence that opens by referring back: a pronoun, "the/this <noun>", or 它/她/他/其/此/该/这."""
+_SUBJECT_END = re.compile(r"\s(?:is|was|are|were|has|had|have)\s|是|位于")
+"""Where the subject of a passage's first sentence ends."""
+_ASIDE = re.compile(r"[(（][^)）]*[)）]")
+"""A title's aside ("Varnholt (town)", "沈绮蘅（刺绣艺术家）"): not part of the name."""
+_NAME_WORD = re.compile(r"\b[A-Z][\w'-]*|[\u3400-\u9fff]+")
+_OPERAND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:%|倍|percent\b|per\s*cent\b|times\b)", re.IGNORECASE)
+"""A number the question computes with ("3倍", "15%", "4 times"), not one the fact must hold."""
 _ORDINALS_ZH = "一二三四五六七八九十"
 
 
@@ -46,30 +65,62 @@ def _terms(text: str) -> tuple[set[str], set[str]]:
 def answering_sentence(question: str, observation: str) -> tuple[int, str] | None:
     """The numbered search result ``[k]`` and its sentence that look like the answer to ``question``.
 
-    The sentence holds every number of the question and at least 70% of its content
-    terms, and a number of its own when the question asks for one. The best-covering
+    The sentence holds every number of the question (but those it computes with) and at
+    least 70% of its content terms (75% when it borrows its subject's name, see above),
+    and a number of its own when the question asks for one. The best-covering
     sentence wins; ties go to the earlier result. None when no sentence qualifies or
     the observation is not a list of numbered results.
     """
     q_words, q_numbers = _terms(question)
+    q_numbers -= numbers_in(" ".join(_OPERAND.findall(question)))
     if len(q_words) < 2:
         return None
     asks_number = asks_for_number(question)
     best: tuple[float, int, str] | None = None
-    for line in observation.splitlines():
-        m = _RESULT.match(line)
-        if m is None:
-            continue
-        for sentence in _SENTENCE_END.split(m.group(2)):
+    results = [(int(m.group(1)), m.group(2), _SENTENCE_END.split(m.group(3)))
+               for m in map(_RESULT.match, observation.splitlines()) if m is not None]
+    named: dict[str, tuple[set[str], str]] = {}
+    """path -> (subject, the sentence naming it), from the earliest result of that file that names one."""
+    for _, path, sentences in reversed(results):
+        subject = _subject(sentences[0], q_words)
+        if subject:
+            named[path] = (subject, sentences[0])
+    for k, path, sentences in results:
+        subject, first = named.get(path, (set(), ""))
+        own = first == sentences[0]
+        for i, sentence in enumerate(sentences):
             words, numbers = _terms(sentence)
+            borrowed = _referred(sentence, first, subject) - words if subject and (i or not own) else set()
             if not q_numbers <= numbers or (asks_number and not numbers - q_numbers):
                 continue
-            coverage = len(q_words & words) / len(q_words)
-            if coverage >= _COVERAGE and (best is None or coverage > best[0]):
-                best = (coverage, int(m.group(1)), sentence.strip())
+            coverage = len(q_words & (words | borrowed)) / len(q_words)
+            if coverage >= (_COVERAGE_REFERRED if borrowed else _COVERAGE) and (best is None or coverage > best[0]):
+                best = (coverage, k, sentence.strip())
     if best is None or len(best[2]) > _MAX_QUOTE:
         return None
     return best[1], best[2]
+
+
+def _subject(first: str, q_words: set[str]) -> set[str]:
+    """The name terms of what a passage is about (its first sentence's subject), when the question names it
+    in full; else the empty set."""
+    end = _SUBJECT_END.search(first)
+    if end is None:
+        return set()
+    name, _ = _terms(" ".join(_NAME_WORD.findall(_ASIDE.sub(" ", first[:end.start()]))))
+    return name if name and name <= q_words else set()
+
+
+def _referred(sentence: str, first: str, subject: set[str]) -> set[str]:
+    """``subject`` when ``sentence`` opens by referring back to it ("the company" only when the first
+    sentence calls it a company); else the empty set."""
+    m = _REFERENCE.match(sentence.strip())
+    if m is None:
+        return set()
+    noun = m.group("noun")
+    if noun is not None and not set(query_terms(noun)) & set(query_terms(first)):
+        return set()
+    return subject
 
 
 def evidence_lead(question: str, observation: str, lang: str) -> str | None:
