@@ -92,6 +92,13 @@ def test_a_chinese_sentence_that_refers_back_is_read_with_its_subject() -> None:
     assert answering_sentence("禾川纺织有多少名员工？", observation) == (1, "该公司现有员工512人。")
 
 
+def test_chinese_conjunctions_say_nothing_about_the_topic() -> None:
+    # "镇和" in the question and "镇与" in the result are the same words joined differently
+    observation = "[1] zh/town.txt：泊水镇位于河口。1998年，泊水镇与海港城市洛川结为姐妹城市。"
+    assert answering_sentence("泊水镇和哪个外国城市结为姐妹城市？", observation) == (
+        1, "1998年，泊水镇与海港城市洛川结为姐妹城市。")
+
+
 def test_chinese_results_are_quoted_the_way_the_chinese_episodes_quote() -> None:
     observation = "[1] zh/town.txt：根据2022年的统计，青石镇共有人口26,480人。\n[2] zh/tea.txt：云岚茶业公司位于青石镇。"
     assert evidence_lead("青石镇2022年的人口是多少？", observation, "zh") == " 第一条结果写的是：“根据2022年的统计，青石镇共有人口26,480人。”"

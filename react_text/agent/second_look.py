@@ -15,12 +15,12 @@ Pure functions; the loop runs the search (``Agent._second_look``).
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 from ..prompting.evidence import evidence_lead
 from ..protocol.answer_text import is_refusal
 from ..protocol.guards import say
+from ..protocol.results import result_lines
 from ..tools.search import SEARCH_TOOL
 from ..types import Action
 from .decisions import Retry
@@ -30,8 +30,6 @@ from .state import RunState, Seen
 __all__ = ["look_query", "second_look"]
 
 CODE = "second_look"
-
-_RESULT = re.compile(r"^\s*\[\d{1,2}\]\s*(.+)$")
 
 
 def look_query(state: RunState, answer: str) -> Action | None:
@@ -53,7 +51,7 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
     """The correction that shows the look's unseen, relevant results (made at turn ``n``, it then counts
     as a call seen); None lets the refusal stand."""
     earlier = "\n".join(seen.text for seen in state.seen).casefold()
-    fresh = [line for line in _result_lines(results) if line.casefold() not in earlier]
+    fresh = [r.line for r in result_lines(results) if r.line.casefold() not in earlier]
     if not fresh:
         return None
     shown = "\n".join(f"[{k}] {line}" for k, line in enumerate(fresh, 1))
@@ -68,11 +66,6 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
         "如果它们回答了问题，就根据它们回答；如果没有，就再写一次同样的最终答案。",
     )
     return Retry(message, f"guard:{CODE}", lead=lead, seen=Seen(fingerprint(action), shown, False, n, action.tool))
-
-
-def _result_lines(results: str) -> list[str]:
-    """The numbered results of a search, without their numbers."""
-    return [m.group(1).strip() for m in map(_RESULT.match, results.splitlines()) if m is not None]
 
 
 def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -25,18 +25,18 @@ from __future__ import annotations
 import re
 
 from ..protocol.question import asks_for_number, numbers_in
+from ..protocol.results import result_lines
 from ..tools.search import query_terms
 
 __all__ = ["answering_sentence", "evidence_lead"]
 
 _ANSWER_WORDS = frozenset("many much long deep tall high far old big wide heavy answer number give round nearest".split())
 """Words that say how to answer, not what about (beyond the search tool's stopwords)."""
-_CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问")
+_CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问和与及或")
 """Chinese function characters: a character pair holding one says nothing about the topic."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 """Sentences keep their closing mark, as the episodes quote them."""
-_RESULT = re.compile(r"^\s*\[(\d{1,2})\]\s*([^:：\s]*)[:：]\s*(.*)$")
 _COVERAGE = 0.7
 """Share of the question's content terms the sentence must hold."""
 _COVERAGE_REFERRED = 0.75
@@ -77,8 +77,7 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
         return None
     asks_number = asks_for_number(question)
     best: tuple[float, int, str] | None = None
-    results = [(int(m.group(1)), m.group(2), _SENTENCE_END.split(m.group(3)))
-               for m in map(_RESULT.match, observation.splitlines()) if m is not None]
+    results = [(r.k, r.source, _SENTENCE_END.split(r.text)) for r in result_lines(observation) if r.source is not None]
     named: dict[str, tuple[set[str], str]] = {}
     """path -> (subject, the sentence naming it), from the earliest result of that file that names one."""
     for _, path, sentences in reversed(results):

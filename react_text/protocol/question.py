@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .results import result_lines
+
 __all__ = ["asks_for_number", "from_quote", "numbers_in", "off_quote", "question_holds", "quoted_text"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -74,7 +76,6 @@ def _plain(text: str) -> str:
 
 
 _NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
-_RESULT_LINE = re.compile(r"^\s*\[\d{1,2}\]\s.*$", re.MULTILINE)
 
 
 def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
@@ -84,7 +85,7 @@ def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool
     quote = quoted_text(question)
     if quote is None:
         return False
-    results = "\n".join(line for obs in observations for line in _RESULT_LINE.findall(obs))
+    results = "\n".join(r.line for obs in observations for r in result_lines(obs))
     numbers, names = numbers_in(answer), set(_NAME.findall(answer))
     from_results = numbers & numbers_in(results) or {name for name in names if name in results}
     if not from_results:

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..protocol.results import format_result
 from .spec import Tool, tool
 
 __all__ = ["SEARCH_TOOL", "Passage", "query_terms", "search_files"]
@@ -191,7 +192,7 @@ def search_files(folder: str | os.PathLike[str], *, name: str = SEARCH_TOOL, max
         lines = []
         for n, (_, passage) in enumerate(hits, 1):
             text = passage.text if len(passage.text) <= SHOWN_CHARS else passage.text[:SHOWN_CHARS] + "…"
-            lines.append(f"[{n}] {passage.path}: {text}")
+            lines.append(format_result(n, passage.path, text))
         return "\n".join(lines)
 
     return tool(
