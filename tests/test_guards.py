@@ -223,3 +223,22 @@ def test_a_number_question_answered_without_a_number_gets_one_nudge(question: st
     nudge = check_answer(answer, ctx(question=question))
     assert (nudge is not None and nudge.code == "not_a_number") == caught
     assert check_answer(answer, ctx(question=question, nudged=frozenset({"not_a_number"}))) is None
+
+
+@pytest.mark.parametrize("question, answer, caught", [
+    ("青石镇和哪个外国城镇结为友好城镇？", "青石镇", True),
+    ("Who started the Brennamere Apple Fair?", "Brennamere", True),
+    ("Who started the Brennamere Apple Fair?", "the brennamere apple fair.", True),
+    ("Who started the Brennamere Apple Fair?", "Edda Brink", False),
+    ("Which is larger, Varnholt or Varnhalt?", "Varnholt", False),  # a choice the question offers
+    ("青石镇和青石村，哪个人口更多？还是一样多？", "青石镇", False),
+    ("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened the fair.'?", "Mayor Brannoc Hale", False),
+    ("How many people live in Varnholt?", "Varnholt", False),  # not a which-question: the number check's job
+])
+def test_an_answer_that_only_repeats_the_question_s_name_gets_one_nudge(question: str, answer: str,
+                                                                         caught: bool) -> None:
+    nudge = check_answer(answer, ctx(question=question, lang="zh" if CJK.search(question) else "en"))
+    assert (nudge is not None and nudge.code == "echo") is caught
+    if caught:
+        assert answer.strip() in nudge.message
+        assert check_answer(answer, ctx(question=question, nudged=frozenset({"echo"}))) is None

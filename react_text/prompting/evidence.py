@@ -78,8 +78,8 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
     asks_number = asks_for_number(question)
     best: tuple[float, int, str] | None = None
     results = [(r.k, r.source, _SENTENCE_END.split(r.text)) for r in result_lines(observation) if r.source is not None]
+    # file -> (its subject, the sentence that names it), from the earliest of its results that names one
     named: dict[str, tuple[set[str], str]] = {}
-    """path -> (subject, the sentence naming it), from the earliest result of that file that names one."""
     for _, path, sentences in reversed(results):
         subject = _subject(sentences[0], q_words)
         if subject:

@@ -47,7 +47,7 @@ class AnswerContext:
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
         "tool_error", "question_back", "expression", "example_value", "other_year", "measure",
-        "no_observation", "not_a_number", "in_question", "off_quote"}))
+        "no_observation", "not_a_number", "in_question", "off_quote", "echo"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -330,6 +330,36 @@ def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None
     return None
 
 
+_ASKS_WHICH = re.compile(r"\b(?:who|whom|which|what|where)\b|哪|谁|什么", re.IGNORECASE)
+_OFFERS_CHOICE = re.compile(r"\bor\b|还是|或", re.IGNORECASE)
+_HOLDS_DIGIT = re.compile(r"\d")
+
+
+def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    """An answer that only repeats a name the question gives ("青石镇和哪个外国城镇结为友好城镇？" answered
+    "青石镇"): the model named the question's subject instead of what was asked. Not one read off the
+    question's own quote, which is where such an answer belongs, nor a choice the question offers
+    ("Which is larger, Varnholt or Varnhalt?"); a number question is ``not_a_number``'s."""
+    words = _plain_key(answer)
+    if (refusal or len(words) < 2 or _HOLDS_DIGIT.search(answer) or not _ASKS_WHICH.search(ctx.question)
+            or asks_for_number(ctx.question) or _OFFERS_CHOICE.search(ctx.question)
+            or words not in _plain_key(ctx.question) or from_quote(answer, ctx.question)):
+        return None
+    return Nudge("echo", say(
+        ctx.lang,
+        f"Your answer, {answer.strip()}, only repeats what the question itself names. Answer with what the "
+        "question asks for, from the observations; if they do not say, say that you cannot find it.",
+        f"你的答案“{answer.strip()}”只是重复了问题里已有的名称。请根据观察结果回答问题真正要问的内容；"
+        "如果结果里没有，就说明你找不到。",
+    ))
+
+
+def _plain_key(text: str) -> str:
+    """Letters and digits only, folded: how an answer is found inside the question."""
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+
 _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (
     ("tool_error", _tool_error),
     ("question_back", _question_back),
@@ -341,5 +371,6 @@ _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], .
     ("no_observation", _no_observation),
     ("in_question", _in_question),
     ("off_quote", _answer_off_quote),
+    ("echo", _echo),
 )
 """Every check by its code, in the order they are tried."""
