@@ -51,10 +51,23 @@ COMPANY = (
 @pytest.mark.parametrize("question, sentence", [
     ("Who founded Hollin Works?", "The company was founded in 1921 by the brothers Aldo and Piet Vane."),
     ("How many people does Hollin Works employ?", "It employs 310 people."),
-    ("How many people would Hollin Works employ at 2 times?", "It employs 310 people."),  # a number the question computes with need not be in the fact
 ])
 def test_a_sentence_that_refers_back_is_read_with_its_passage_s_subject(question: str, sentence: str) -> None:
     assert answering_sentence(question, COMPANY) == (1, sentence)
+
+
+def test_a_number_the_question_computes_with_need_not_be_in_the_fact() -> None:
+    observation = "[1] en/library.txt: The Tarn Library holds 186,500 books and a map room."
+    assert answering_sentence("What is 15% of the books the Tarn Library holds?", observation) == (
+        1, "The Tarn Library holds 186,500 books and a map room.")
+    assert answering_sentence("How many books did the Tarn Library hold in 1990?", observation) is None
+
+
+def test_a_sentence_that_borrows_its_subject_must_say_everything_else_the_question_asks() -> None:
+    observation = "[1] en/lake.txt: Lake Ordel Lake Ordel is a lake in the hills. The lake has a maximum depth of 48 metres."
+    assert answering_sentence("What is the maximum depth of Lake Ordel?", observation) == (
+        1, "The lake has a maximum depth of 48 metres.")
+    assert answering_sentence("What is the average depth of Lake Ordel?", observation) is None
 
 
 @pytest.mark.parametrize("question", [

@@ -16,8 +16,10 @@ Prose names a thing once and then refers back to it ("The company was founded in
 by…", "She was born in 1931", "该公司现有员工…"). Such a sentence is read with the name
 of what its passage, or an earlier result from the same file, is about (the capitalised
 words, or the Chinese text, before the first sentence's verb, without a title's aside),
-but only when the question names that subject in full: "The club was founded in 1921"
-in a passage about Varnholt Anchors FC never answers when Varnholt itself was founded.
+but only when the question names that subject in full, and the sentence must then hold
+every other word of the question: "The club was founded in 1921" in a passage about
+Varnholt Anchors FC never answers when Varnholt itself was founded, nor "The lake has a
+maximum depth of 48 metres" its average depth.
 """
 
 from __future__ import annotations
@@ -30,17 +32,18 @@ from ..tools.search import query_terms
 
 __all__ = ["answering_sentence", "evidence_lead"]
 
-_ANSWER_WORDS = frozenset("many much long deep tall high far old big wide heavy answer number give round nearest".split())
+_ANSWER_WORDS = frozenset(
+    "many much long deep tall high far old big wide heavy answer number give round nearest do doe did".split())
 """Words that say how to answer, not what about (beyond the search tool's stopwords)."""
 _CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问和与及或")
 """Chinese function characters: a character pair holding one says nothing about the topic."""
+_HOW_MANY_ZH = re.compile(r"(?:多少|几)[名个位座条本辆种次家所只头台件张支艘棵]?")
+""""How many" with its measure word (多少名, 几座): the shape of the answer, not its topic."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 """Sentences keep their closing mark, as the episodes quote them."""
 _COVERAGE = 0.7
 """Share of the question's content terms the sentence must hold."""
-_COVERAGE_REFERRED = 0.75
-"""The share asked of a sentence that borrows its subject's name: a weaker sign, so a higher bar."""
 _MAX_QUOTE = 300
 _REFERENCE = re.compile(r"(?:it|its|she|her|he|his|they|their|(?:the|this)\s+(?P<noun>[a-z]+))\b|[它她他其此该这]",
                         re.IGNORECASE)
@@ -66,8 +69,8 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
     """The numbered search result ``[k]`` and its sentence that look like the answer to ``question``.
 
     The sentence holds every number of the question (but those it computes with) and at
-    least 70% of its content terms (75% when it borrows its subject's name, see above),
-    and a number of its own when the question asks for one. The best-covering
+    least 70% of its content terms (all but the name when it borrows its subject's name,
+    see above), and a number of its own when the question asks for one. The best-covering
     sentence wins; ties go to the earlier result. None when no sentence qualifies or
     the observation is not a list of numbered results.
     """
@@ -76,6 +79,7 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
     if len(q_words) < 2:
         return None
     asks_number = asks_for_number(question)
+    asked, _ = _terms(_HOW_MANY_ZH.sub(" ", question))
     best: tuple[float, int, str] | None = None
     results = [(r.k, r.source, _SENTENCE_END.split(r.text)) for r in result_lines(observation) if r.source is not None]
     # file -> (its subject, the sentence that names it), from the earliest of its results that names one
@@ -92,8 +96,10 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
             borrowed = _referred(sentence, first, subject) - words if subject and (i or not own) else set()
             if not q_numbers <= numbers or (asks_number and not numbers - q_numbers):
                 continue
+            if borrowed and not asked - borrowed <= words:
+                continue  # the name may come from the passage's subject; all the rest, the sentence must say
             coverage = len(q_words & (words | borrowed)) / len(q_words)
-            if coverage >= (_COVERAGE_REFERRED if borrowed else _COVERAGE) and (best is None or coverage > best[0]):
+            if coverage >= _COVERAGE and (best is None or coverage > best[0]):
                 best = (coverage, k, sentence.strip())
     if best is None or len(best[2]) > _MAX_QUOTE:
         return None
