@@ -234,6 +234,7 @@ def test_a_number_question_answered_without_a_number_gets_one_nudge(question: st
     ("青石镇和青石村，哪个人口更多？还是一样多？", "青石镇", False),
     ("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened the fair.'?", "Mayor Brannoc Hale", False),
     ("How many people live in Varnholt?", "Varnholt", False),  # not a which-question: the number check's job
+    ("Who won the annual Selk race?", "Ann", False),  # a part of a word is not the question's name
 ])
 def test_an_answer_that_only_repeats_the_question_s_name_gets_one_nudge(question: str, answer: str,
                                                                          caught: bool) -> None:

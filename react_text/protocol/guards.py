@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .question import asks_for_number, from_quote, numbers_in, off_quote, question_holds
+from .question import asks_for_number, from_quote, numbers_in, off_quote, plain_words, question_holds
 
 __all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
 
@@ -340,10 +340,10 @@ def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     "青石镇"): the model named the question's subject instead of what was asked. Not one read off the
     question's own quote, which is where such an answer belongs, nor a choice the question offers
     ("Which is larger, Varnholt or Varnhalt?"); a number question is ``not_a_number``'s."""
-    words = _plain_key(answer)
-    if (refusal or len(words) < 2 or _HOLDS_DIGIT.search(answer) or not _ASKS_WHICH.search(ctx.question)
+    words = plain_words(answer)
+    if (refusal or len(words.replace(" ", "")) < 2 or _HOLDS_DIGIT.search(answer) or not _ASKS_WHICH.search(ctx.question)
             or asks_for_number(ctx.question) or _OFFERS_CHOICE.search(ctx.question)
-            or words not in _plain_key(ctx.question) or from_quote(answer, ctx.question)):
+            or not _within(words, plain_words(ctx.question)) or from_quote(answer, ctx.question)):
         return None
     return Nudge("echo", say(
         ctx.lang,
@@ -354,10 +354,10 @@ def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
-def _plain_key(text: str) -> str:
-    """Letters and digits only, folded: how an answer is found inside the question."""
-    return re.sub(r"[\W_]+", "", text).casefold()
-
+def _within(words: str, text: str) -> bool:
+    """Whether ``words`` occur in ``text`` as whole words ("Ann" is not in "annual"); Chinese has no spaces
+    to mark them, so there any run counts."""
+    return f" {words} " in f" {text} " if words.isascii() else words in text
 
 
 _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (

@@ -11,7 +11,7 @@ import re
 
 from .results import result_lines
 
-__all__ = ["asks_for_number", "from_quote", "numbers_in", "off_quote", "question_holds", "quoted_text"]
+__all__ = ["asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds", "quoted_text"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -66,12 +66,13 @@ def from_quote(answer: str, question: str) -> bool:
     numbers = numbers_in(answer)
     if numbers:
         return numbers <= numbers_in(quote)
-    words = _plain(answer)
-    return bool(words) and words in _plain(quote)
+    words = plain_words(answer)
+    return bool(words) and words in plain_words(quote)
 
 
-def _plain(text: str) -> str:
-    """Words only, folded, single-spaced: how an answer is found in a quote whatever its punctuation."""
+def plain_words(text: str) -> str:
+    """Words only, folded, single-spaced: how an answer is found in a quote (or the question) whatever its
+    punctuation."""
     return " ".join(re.sub(r"[^\w\s]", " ", text).split()).casefold()
 
 
