@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from ..prompting.evidence import evidence_lead
 from ..protocol.answer_text import is_refusal
 from ..protocol.guards import say
-from ..protocol.results import result_lines
+from ..protocol.results import numbered, result_lines
 from ..tools.search import SEARCH_TOOL
 from ..types import Action
 from .decisions import Retry
@@ -54,7 +54,7 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
     fresh = [r.line for r in result_lines(results) if r.line.casefold() not in earlier]
     if not fresh:
         return None
-    shown = "\n".join(f"[{k}] {line}" for k, line in enumerate(fresh, 1))
+    shown = "\n".join(numbered(k, line) for k, line in enumerate(fresh, 1))
     lead = evidence_lead(state.question, shown, state.lang)
     if lead is None:
         return None

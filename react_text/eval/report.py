@@ -11,10 +11,11 @@ import re
 from dataclasses import asdict
 from typing import Mapping, Sequence
 
+from ..agent.results import STATUSES
 from .metrics import SIGNIFICANCE, SMALL_SAMPLE, CellSummary, Disagreement, GrammarEffect, Paired, Verdict
 
-_STATUS_ORDER = ("answered", "gave_up", "max_steps", "max_tokens", "timeout", "no_progress", "copied_example",
-                 "format_errors", "tool_failures", "backend_error", "interrupted", "template_error", "crashed")
+_STATUS_ORDER = (*STATUSES, "crashed")
+"""How the *ended* column orders a cell's statuses: the loop's own order, then a run that crashed."""
 
 
 def _pct(x: float) -> str:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .question import asks_for_number, from_quote, numbers_in, off_quote, plain_words, question_holds
+from .question import asks_for_name, asks_for_number, from_quote, numbers_in, off_quote, plain_words, question_holds
 
 __all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
 
@@ -330,19 +330,13 @@ def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None
     return None
 
 
-_ASKS_WHICH = re.compile(r"\b(?:who|whom|which|what|where)\b|哪|谁|什么", re.IGNORECASE)
-_OFFERS_CHOICE = re.compile(r"\bor\b|还是|或", re.IGNORECASE)
-_HOLDS_DIGIT = re.compile(r"\d")
-
-
 def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     """An answer that only repeats a name the question gives ("青石镇和哪个外国城镇结为友好城镇？" answered
     "青石镇"): the model named the question's subject instead of what was asked. Not one read off the
-    question's own quote, which is where such an answer belongs, nor a choice the question offers
-    ("Which is larger, Varnholt or Varnhalt?"); a number question is ``not_a_number``'s."""
+    question's own quote, which is where such an answer belongs; only for a question that asks for a
+    name (``question.asks_for_name``: not a choice it offers, not a number, which is ``not_a_number``'s)."""
     words = plain_words(answer)
-    if (refusal or len(words.replace(" ", "")) < 2 or _HOLDS_DIGIT.search(answer) or not _ASKS_WHICH.search(ctx.question)
-            or asks_for_number(ctx.question) or _OFFERS_CHOICE.search(ctx.question)
+    if (refusal or len(words.replace(" ", "")) < 2 or numbers_in(answer) or not asks_for_name(ctx.question)
             or not _within(words, plain_words(ctx.question)) or from_quote(answer, ctx.question)):
         return None
     return Nudge("echo", say(

@@ -11,7 +11,8 @@ import re
 
 from .results import result_lines
 
-__all__ = ["asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds", "quoted_text"]
+__all__ = ["asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
+           "quoted_text"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -32,6 +33,16 @@ _ASKS_NUMBER = re.compile(
 def asks_for_number(question: str) -> bool:
     """Whether ``question`` asks for a number ("how many", "what year", "多少", "哪一年", ...)."""
     return _ASKS_NUMBER.search(question) is not None
+
+
+_ASKS_WHICH = re.compile(r"\b(?:who|whom|which|what|where)\b|哪|谁|什么", re.IGNORECASE)
+_OFFERS_CHOICE = re.compile(r"\bor\b|还是|或", re.IGNORECASE)
+
+
+def asks_for_name(question: str) -> bool:
+    """Whether ``question`` asks who, which or what, and offers no choice ("… A or B?") nor asks for a number."""
+    return (_ASKS_WHICH.search(question) is not None and _OFFERS_CHOICE.search(question) is None
+            and not asks_for_number(question))
 
 
 # An operation on numbers the question itself gives ("the sum of 4,728 and 9,365", "250 乘以 48").

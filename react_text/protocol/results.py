@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ResultLine", "format_result", "result_lines"]
+__all__ = ["ResultLine", "format_result", "numbered", "result_lines"]
 
 _LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+)$")
 _SOURCE = re.compile(r"([^:：\s]*)[:：]\s*(.*)$")
@@ -30,7 +30,12 @@ class ResultLine:
 
 def format_result(k: int, source: str, text: str) -> str:
     """The line for result ``k``."""
-    return f"[{k}] {source}: {text}"
+    return numbered(k, f"{source}: {text}")
+
+
+def numbered(k: int, line: str) -> str:
+    """``line`` (a result as written after its number) as result ``k``: how a list is numbered anew."""
+    return f"[{k}] {line}"
 
 
 def result_lines(text: str) -> list[ResultLine]:
