@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
+from ..protocol.arithmetic import arithmetic_slip
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
 from ..protocol.guards import AnswerContext, Nudge, check_answer, copied_example_value, is_failure_text, say
-from ..protocol.question import question_holds, quoted_text
+from ..protocol.question import numbers_in, question_holds, quoted_text
+from ..tools.calculator import calculate
 from ..tools.search import SEARCH_TOOL
 from ..types import Action, Step
 from .decisions import Retry, Stop
 from .state import RunState, Seen
 
-__all__ = ["answer_correction", "call_correction", "copied_again", "repeat_lead", "turn_correction"]
+__all__ = ["answer_correction", "call_correction", "copied_again", "repeat_lead", "slip_correction", "turn_correction"]
 
 _SHORT_RESULT = 200
 """A repeated call's result at most this long (one line) opens the next thought (``repeat_lead``)."""
@@ -72,6 +74,23 @@ def answer_correction(state: RunState, answer: str) -> Retry | None:
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
     return Retry(nudge.message, reason,
                  lead=_in_question_lead(state, nudge.code) if nudge.code in ("in_question", "off_quote") else "")
+
+
+def slip_correction(state: RunState, step: Step) -> Retry | None:
+    """For a turn that works a sum out in words and gets it wrong ("1,842 - 264 = 1,678"): the true
+    result, once, and a thought that starts from it (``protocol.arithmetic``). A call is held back
+    only when it builds on the wrong result; a final answer always."""
+    if "arithmetic" in state.nudged:
+        return None
+    slip = arithmetic_slip(step.text, (state.question, *(seen.text for seen in state.seen)), calculate)
+    if slip is None:
+        return None
+    if step.actions and not numbers_in(slip.claimed) <= numbers_in(str(step.actions[0].args)):
+        return None
+    fact = f"{slip.expression} = {slip.result}"
+    return Retry(say(state.lang, f"Checked with the calculator: {fact}, not {slip.claimed}.",
+                     f"用计算器核对：{fact}，不是 {slip.claimed}。"), "guard:arithmetic",
+                 lead=say(state.lang, f" The calculator gives {fact}.", f" 计算器算出 {fact}。"))
 
 
 def copied_again(state: RunState, answer: str) -> Stop | None:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..prompting.context import Entry
 from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
-from ..prompting.evidence import evidence_lead
+from ..prompting.facts import thought_lead
 from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError, as_template
 from ..protocol.dialects import format_action
@@ -245,11 +245,11 @@ class Agent:
             lead = decision.lead if isinstance(decision, Retry) else self._evidence(run, decision, record)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
-        """The quote that opens the next thought when this step's results answer the question
-        (``prompting.evidence``); empty when they do not or ``quote_evidence`` is off."""
+        """The quote that opens the next thought (``prompting.evidence``); empty without one or ``quote_evidence``."""
         if not (self.quote_evidence and isinstance(decision, (RunTool, RunTools)) and record.observation_text):
             return ""
-        lead = evidence_lead(run.state.question, record.observation_text, run.state.lang) or ""
+        state = run.state
+        lead = thought_lead(state.question, [seen.text for seen in state.seen], state.lang, state.tool_names) or ""
         if lead:
             run.events.emit("evidence", n=record.n + 1, lead=lead)
         return lead

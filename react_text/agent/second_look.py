@@ -4,7 +4,8 @@ Why: a small model's query often drops the word that matters ("Varnholt town" fo
 population), and then it refuses the way the refusal episode does after a search. Before
 such a refusal stands, the loop runs the ``search`` tool with the question itself. When a
 result the model has not seen holds a sentence that plainly answers the question
-(``evidence.answering_sentence``: strict on purpose), the results go back as a correction
+(``evidence.answering_sentence``: strict on purpose), or, for a question that combines facts,
+the facts it computes with (``facts.combining_facts``), the results go back as a correction
 and the quote opens the next thought, as the episodes do. Anything less, and the refusal
 stands: on a question the documents do not answer, nearby facts would only tempt the model
 into a wrong answer. (Passages that merely name what the question names were tried too: on
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..prompting.evidence import evidence_lead
+from ..prompting.facts import thought_lead
 from ..protocol.answer_text import is_refusal
 from ..protocol.guards import say
 from ..protocol.results import numbered, result_lines
@@ -55,7 +56,8 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
     if not fresh:
         return None
     shown = "\n".join(numbered(k, line) for k, line in enumerate(fresh, 1))
-    lead = evidence_lead(state.question, shown, state.lang)
+    lead = thought_lead(state.question, [*(seen.text for seen in state.seen), shown], state.lang,
+                        state.tool_names)
     if lead is None:
         return None
     message = say(

@@ -20,17 +20,20 @@ but only when the question names that subject in full, and the sentence must the
 every other word of the question: "The club was founded in 1921" in a passage about
 Varnholt Anchors FC never answers when Varnholt itself was founded, nor "The lake has a
 maximum depth of 48 metres" its average depth.
+
+``read_sentences`` is that reading of a result list; ``facts`` reads results with it too.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..protocol.question import asks_for_number, numbers_in
 from ..protocol.results import result_lines
 from ..tools.search import query_terms
 
-__all__ = ["answering_sentence", "evidence_lead"]
+__all__ = ["COVERAGE", "MAX_QUOTE", "Sentence", "answering_sentence", "evidence_lead", "quote", "read_sentences", "terms"]
 
 _ANSWER_WORDS = frozenset(
     "many much long deep tall high far old big wide heavy answer number give round nearest do doe did".split())
@@ -42,9 +45,9 @@ _HOW_MANY_ZH = re.compile(r"(?:多少|几)[名个位座条本辆种次家所只�
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 """Sentences keep their closing mark, as the episodes quote them."""
-_COVERAGE = 0.7
+COVERAGE = 0.7
 """Share of the question's content terms the sentence must hold."""
-_MAX_QUOTE = 300
+MAX_QUOTE = 300
 _REFERENCE = re.compile(r"(?:it|its|she|her|he|his|they|their|(?:the|this)\s+(?P<noun>[a-z]+))\b|[它她他其此该这]",
                         re.IGNORECASE)
 """A sentence that opens by referring back: a pronoun, "the/this <noun>", or 它/她/他/其/此/该/这."""
@@ -58,11 +61,53 @@ _OPERAND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:%|倍|percent\b|per\s*cent\b|t
 _ORDINALS_ZH = "一二三四五六七八九十"
 
 
-def _terms(text: str) -> tuple[set[str], set[str]]:
+def terms(text: str) -> tuple[set[str], set[str]]:
     """Content terms (the search tool's terms, numbers and answer words aside) and the numbers."""
     words = {t for t in query_terms(text)
              if not t.isdigit() and t not in _ANSWER_WORDS and not _CJK_FUNCTION.intersection(t)}
     return words, numbers_in(text)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a numbered search result, read for the question at hand."""
+
+    k: int
+    """The result's number ``[k]``."""
+    text: str
+    words: frozenset[str]
+    """Its content terms (``terms``)."""
+    numbers: frozenset[str]
+    borrowed: frozenset[str] = frozenset()
+    """The name terms of the subject it refers back to ("It had 12,408 residents"), when the question names
+    that subject and the sentence does not."""
+    named_by: str = ""
+    """The sentence that names the borrowed subject, when it opens the same result just before this one."""
+
+
+def read_sentences(question_words: set[str], observation: str) -> list[Sentence]:
+    """The sentences of every numbered result in ``observation``, in order; none when it is not a list of
+    results. A result that names no subject of its own ("The bridge is 412 metres long.") takes the
+    subject of the earliest result from the same file that names one."""
+    results = [(r.k, r.source, _SENTENCE_END.split(r.text)) for r in result_lines(observation) if r.source is not None]
+    of_file: dict[str, tuple[set[str], str]] = {}
+    for _, path, sentences in reversed(results):
+        name = _subject(sentences[0])
+        if name:
+            of_file[path] = (name, sentences[0])
+    read: list[Sentence] = []
+    for k, path, sentences in results:
+        own = _subject(sentences[0])
+        subject, first = (own, sentences[0]) if own else of_file.get(path, (set(), ""))
+        if not subject <= question_words:
+            subject = set()
+        for i, sentence in enumerate(sentences):
+            words, numbers = terms(sentence)
+            borrowed = _referred(sentence, first, subject) - words if subject and (i or not own) else set()
+            named_by = first.strip() if borrowed and own and i == 1 else ""
+            read.append(Sentence(k, sentence.strip(), frozenset(words), frozenset(numbers), frozenset(borrowed),
+                                 named_by))
+    return read
 
 
 def answering_sentence(question: str, observation: str) -> tuple[int, str] | None:
@@ -74,46 +119,33 @@ def answering_sentence(question: str, observation: str) -> tuple[int, str] | Non
     sentence wins; ties go to the earlier result. None when no sentence qualifies or
     the observation is not a list of numbered results.
     """
-    q_words, q_numbers = _terms(question)
+    q_words, q_numbers = terms(question)
     q_numbers -= numbers_in(" ".join(_OPERAND.findall(question)))
     if len(q_words) < 2:
         return None
     asks_number = asks_for_number(question)
-    asked, _ = _terms(_HOW_MANY_ZH.sub(" ", question))
+    asked, _ = terms(_HOW_MANY_ZH.sub(" ", question))
     best: tuple[float, int, str] | None = None
-    results = [(r.k, r.source, _SENTENCE_END.split(r.text)) for r in result_lines(observation) if r.source is not None]
-    # file -> (its subject, the sentence that names it), from the earliest of its results that names one
-    named: dict[str, tuple[set[str], str]] = {}
-    for _, path, sentences in reversed(results):
-        subject = _subject(sentences[0], q_words)
-        if subject:
-            named[path] = (subject, sentences[0])
-    for k, path, sentences in results:
-        subject, first = named.get(path, (set(), ""))
-        own = first == sentences[0]
-        for i, sentence in enumerate(sentences):
-            words, numbers = _terms(sentence)
-            borrowed = _referred(sentence, first, subject) - words if subject and (i or not own) else set()
-            if not q_numbers <= numbers or (asks_number and not numbers - q_numbers):
-                continue
-            if borrowed and not asked - borrowed <= words:
-                continue  # the name may come from the passage's subject; all the rest, the sentence must say
-            coverage = len(q_words & (words | borrowed)) / len(q_words)
-            if coverage >= _COVERAGE and (best is None or coverage > best[0]):
-                best = (coverage, k, sentence.strip())
-    if best is None or len(best[2]) > _MAX_QUOTE:
+    for sentence in read_sentences(q_words, observation):
+        if not q_numbers <= sentence.numbers or (asks_number and not sentence.numbers - q_numbers):
+            continue
+        if sentence.borrowed and not asked - sentence.borrowed <= sentence.words:
+            continue  # the name may come from the passage's subject; all the rest, the sentence must say
+        coverage = len(q_words & (sentence.words | sentence.borrowed)) / len(q_words)
+        if coverage >= COVERAGE and (best is None or coverage > best[0]):
+            best = (coverage, sentence.k, sentence.text)
+    if best is None or len(best[2]) > MAX_QUOTE:
         return None
     return best[1], best[2]
 
 
-def _subject(first: str, q_words: set[str]) -> set[str]:
-    """The name terms of what a passage is about (its first sentence's subject), when the question names it
-    in full; else the empty set."""
+def _subject(first: str) -> set[str]:
+    """The name terms of what a passage is about: the names before its first sentence's verb."""
     end = _SUBJECT_END.search(first)
     if end is None:
         return set()
-    name, _ = _terms(" ".join(_NAME_WORD.findall(_ASIDE.sub(" ", first[:end.start()]))))
-    return name if name and name <= q_words else set()
+    name, _ = terms(" ".join(_NAME_WORD.findall(_ASIDE.sub(" ", first[:end.start()]))))
+    return name
 
 
 def _referred(sentence: str, first: str, subject: set[str]) -> set[str]:
@@ -133,8 +165,14 @@ def evidence_lead(question: str, observation: str, lang: str) -> str | None:
     found = answering_sentence(question, observation)
     if found is None:
         return None
-    k, sentence = found
+    return quote(*found, lang)
+
+
+def quote(k: int, sentence: str, lang: str) -> str:
+    """Result ``[k]``'s sentence as the episodes quote it, opening a thought."""
     if lang == "zh":
         ordinal = _ORDINALS_ZH[k - 1] if 1 <= k <= len(_ORDINALS_ZH) else str(k)
         return f" 第{ordinal}条结果写的是：“{sentence}”"
     return f' Result [{k}] says: "{sentence}"'
+
+

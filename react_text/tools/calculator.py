@@ -20,7 +20,10 @@ from collections.abc import Callable
 from .calc_words import mixed_units, read_words
 from .spec import tool
 
-__all__ = ["CalculatorError", "calculate", "calculator", "format_number"]
+__all__ = ["CALCULATOR_TOOL", "CalculatorError", "calculate", "calculator", "format_number"]
+
+CALCULATOR_TOOL = "calculator"
+"""The calculator's name, which the loop's rules for questions that compute with found facts look for."""
 
 
 class CalculatorError(ValueError):
