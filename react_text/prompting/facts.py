@@ -113,11 +113,10 @@ def combining_facts(question: str, observations: list[str]) -> list[tuple[int, i
     covered: set[str] = set()
     numbers: set[str] = set()
     while len(chosen) < _MAX_FACTS and len(covered) < COVERAGE * len(q_words):
-        fresh = [(len(terms_ - covered), -i) for i, (_, s, terms_) in enumerate(candidates)
-                 if terms_ - covered and s.numbers - q_numbers - numbers]
-        if not fresh:
+        adding = [c for c in candidates if c[2] - covered and c[1].numbers - q_numbers - numbers]
+        if not adding:
             break
-        pick = candidates[-max(fresh)[1]]
+        pick = max(adding, key=lambda c: len(c[2] - covered))  # the most new terms; ties to the earlier
         chosen.append(pick)
         covered |= pick[2]
         numbers |= pick[1].numbers - q_numbers
