@@ -100,6 +100,7 @@ def test_the_facts_need_a_calculator_and_otherwise_the_answering_quote_opens_the
     ("1,310 - 275 = 1,035. Then 1,035 * 2 = 1,035.", None),  # the first claim holds; the rest is its own talk
     ("1926 / 142 ≈ 13.6", None),  # rounded as shown
     ("9,999 - 1 = 5", None),  # 9,999 was never seen
+    ("1,310 * 275 + 8,420 = 1,310 * 275 + 8,420", None),  # the expression restated is no result
 ])
 def test_an_arithmetic_claim_on_seen_numbers_is_checked(text: str, slip: tuple[str, str, str] | None) -> None:
     found = arithmetic_slip(text, ["1,310 and 275 employees; 12,050 and 8,420 km; 1,926 and 142"], calculate)
@@ -125,3 +126,12 @@ def test_the_loop_quotes_the_facts_and_corrects_a_sum_worked_out_wrong() -> None
     assert result.steps[2].decision.reason == "guard:arithmetic"
     assert "Checked with the calculator: 1310 - 275 = 1035, not 1,135." in backend.prompts[3]
     assert backend.prompts[3].endswith("Thought: The calculator gives 1310 - 275 = 1035.")
+
+
+def test_a_call_that_does_not_build_on_the_wrong_result_runs_as_written() -> None:
+    backend = ScriptedBackend([
+        'Thought: 98,765 - 43,219 = 37.\nAction: calculator\nAction Input: {"expression": "98,765 - 43,219"}',
+        " The calculator gives 55546.\nFinal Answer: 55546",
+    ])
+    result = Agent(backend, [calculator], load_template("classic")).run("What is 98,765 - 43,219?")
+    assert result.answer == "55546" and result.steps[0].decision.kind == "run_tool"

@@ -245,7 +245,7 @@ class Agent:
             lead = decision.lead if isinstance(decision, Retry) else self._evidence(run, decision, record)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
-        """The quote that opens the next thought (``prompting.evidence``); empty without one or ``quote_evidence``."""
+        """The quote that opens the next thought (``prompting.facts.thought_lead``); empty without one or the option."""
         if not (self.quote_evidence and isinstance(decision, (RunTool, RunTools)) and record.observation_text):
             return ""
         state = run.state

@@ -20,8 +20,9 @@ __all__ = ["Slip", "arithmetic_slip"]
 
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 _CLAIM = re.compile(
-    rf"(?P<expr>[(\s]*{_NUMBER}[)\s]*(?:[-+*/×÷][(\s]*{_NUMBER}[)\s]*)+)(?:=|≈|约等于|等于)\s*(?P<value>-?{_NUMBER})")
-"""An expression of numbers and operators, then "=" (or "≈", 等于) and the number it is said to make."""
+    rf"(?P<expr>[(\s]*{_NUMBER}[)\s]*(?:[-+*/×÷][(\s]*{_NUMBER}[)\s]*)+)(?:=|≈|约等于|等于)\s*(?P<value>-?{_NUMBER})(?!\s*[-+*/×÷(]|[\d,.]*\d)")
+"""An expression of numbers and operators, then "=" (or "≈", 等于) and the number it is said to make (a
+number alone: "= 1008737 * 129" restates the expression, it claims no result)."""
 _FREE = 100
 """Whole numbers up to this need not be seen: factors and percentages ("* 2", "/ 100")."""
 
