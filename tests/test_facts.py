@@ -37,6 +37,11 @@ PLANETS = (
     ("Who designed the Selmer Lighthouse?", None),
     ("How many employees does Brake Optics have?", None),
     ("陆晚棠一生共发表了多少篇学术论文？", None),  # 晚 in a name is not "later"
+    ("How old was Ada Brin when she became director of the observatory?", "difference"),
+    ("温叙秋进入天文台工作那年是多少岁？", "difference"),
+    ("她发现的小行星数量相当于天文台总数的百分之多少？", "percentage"),
+    ("2023年，鹤弦乐器有限公司的人均营业收入是多少元？", "ratio"),
+    ("What was the average visitor number of the fair and the museum?", "mean"),
 ])
 def test_how_a_question_combines_facts(question: str, expected: str | None) -> None:
     assert operation(question) == expected
@@ -135,3 +140,23 @@ def test_a_call_that_does_not_build_on_the_wrong_result_runs_as_written() -> Non
     ])
     result = Agent(backend, [calculator], load_template("classic")).run("What is 98,765 - 43,219?")
     assert result.answer == "55546" and result.steps[0].decision.kind == "run_tool"
+
+
+def test_a_result_is_about_what_its_file_is_named_for() -> None:
+    # neither sentence names the town, but they come from its file
+    town = ("[1] en/oskel.txt: At the 2021 census the town had 18,736 inhabitants.\n"
+            "[2] en/oskel.txt: Its area is 42 square kilometres.")
+    facts = combining_facts("What is the population density of Oskel, in people per square kilometre?", [town])
+    assert [text for _, _, text in facts] == ["At the 2021 census the town had 18,736 inhabitants.",
+                                              "Its area is 42 square kilometres."]
+
+
+def test_a_quotient_takes_the_fact_it_divides_by_though_it_adds_no_word_of_the_question() -> None:
+    works = ("[1] en/brake.txt: Brake Optics is a lens maker. Its revenue for 2023 was 96 million crowns. "
+             "The company has a workforce of 1,310.")
+    facts = combining_facts("What was the 2023 revenue of Brake Optics per employee, in crowns?", [works])
+    assert [text for _, _, text in facts] == ["Brake Optics is a lens maker. Its revenue for 2023 was 96 million crowns.",
+                                              "The company has a workforce of 1,310."]
+    # a sum's parts are two things the question names: one town's two counts are not they
+    one_town = "[1] en/oskel.txt: Oskel is a town. Its population was 12,408 in 2021, up from 11,870 in 2011."
+    assert combining_facts("What was the combined population of Oskel and Brin in 2021?", [one_town]) is None

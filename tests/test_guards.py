@@ -243,3 +243,28 @@ def test_an_answer_that_only_repeats_the_question_s_name_gets_one_nudge(question
     if caught:
         assert answer.strip() in nudge.message
         assert check_answer(answer, ctx(question=question, nudged=frozenset({"echo"}))) is None
+
+
+@pytest.mark.parametrize("question, answer, message", [
+    ("What is the ratio? Give the answer to two decimal places.", "2.401639344",
+     "The question asks for the answer rounded to 2 decimal places: 2.401639344 rounded is 2.40."),
+    ("What was the revenue per employee? Round to the nearest crown.", "172,964.17",
+     "The question asks for the answer rounded to a whole number: 172,964.17 rounded is 172,964."),
+    ("星河中学平均每名教师对应多少名学生？结果保留一位小数。", "13.56338028",
+     "问题要求答案保留1位小数：13.56338028 四舍五入后是 13.6。"),
+])
+def test_an_answer_with_more_decimals_than_asked_is_given_back_rounded(question: str, answer: str,
+                                                                         message: str) -> None:
+    lang = "zh" if "星" in question else "en"
+    nudge = check_answer(answer, AnswerContext(question=question, real_observations=1, observations=("x",), lang=lang))
+    assert nudge is not None and nudge.code == "rounding" and nudge.message == message
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Give the answer to two decimal places.", "2.40"),  # as asked
+    ("Round to the nearest crown.", "172964"),
+    ("What is the ratio?", "2.401639344"),  # no rounding asked
+    ("Give the answer to one decimal place.", "between 2.45 and 2.46"),  # not one number
+])
+def test_an_answer_rounded_as_asked_or_not_asked_to_round_passes(question: str, answer: str) -> None:
+    assert check_answer(answer, AnswerContext(question=question, real_observations=1, observations=("x",))) is None

@@ -72,8 +72,8 @@ def answer_correction(state: RunState, answer: str) -> Retry | None:
     if nudge is None:
         return None
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
-    return Retry(nudge.message, reason,
-                 lead=_in_question_lead(state, nudge.code) if nudge.code in ("in_question", "off_quote") else "")
+    return Retry(nudge.message, reason, lead=nudge.lead or (
+        _in_question_lead(state, nudge.code) if nudge.code in ("in_question", "off_quote") else ""))
 
 
 def slip_correction(state: RunState, step: Step) -> Retry | None:

@@ -83,6 +83,8 @@ class Sentence:
     that subject and the sentence does not."""
     named_by: str = ""
     """The sentence that names the borrowed subject, when it opens the same result just before this one."""
+    source: frozenset[str] = frozenset()
+    """The terms of its file's name ("en/oskelby.txt": oskelby): documents are often named for their subject."""
 
 
 def read_sentences(question_words: set[str], observation: str) -> list[Sentence]:
@@ -97,6 +99,7 @@ def read_sentences(question_words: set[str], observation: str) -> list[Sentence]
             of_file[path] = (name, sentences[0])
     read: list[Sentence] = []
     for k, path, sentences in results:
+        source = frozenset(terms(re.sub(r"[_\-]+", " ", path.rsplit("/", 1)[-1].rsplit(".", 1)[0]))[0])
         own = _subject(sentences[0])
         subject, first = (own, sentences[0]) if own else of_file.get(path, (set(), ""))
         if not subject <= question_words:
@@ -106,7 +109,7 @@ def read_sentences(question_words: set[str], observation: str) -> list[Sentence]
             borrowed = _referred(sentence, first, subject) - words if subject and (i or not own) else set()
             named_by = first.strip() if borrowed and own and i == 1 else ""
             read.append(Sentence(k, sentence.strip(), frozenset(words), frozenset(numbers), frozenset(borrowed),
-                                 named_by))
+                                 named_by, source))
     return read
 
 

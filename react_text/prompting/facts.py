@@ -30,17 +30,19 @@ _OPERATIONS: tuple[tuple[str, re.Pattern[str], str, str], ...] = tuple(
                    r"增长\d[\d.]*%|增加\d[\d.]*%",
          "the number after the increase, so the calculation is number * (1 + percent / 100):",
          "增长以后的数，算式是 原数 * (1 + 百分数 / 100)："),
-        ("percentage", r"\bpercentage\b|\bwhat percent\b|百分之几|百分比",
+        ("percentage", r"\bpercentage\b|\bwhat percent\b|百分之几|百分之多少|百分比",
          "a percentage, so the calculation is part / whole * 100:", "百分比，算式是 部分 / 整体 * 100："),
         ("scale", r"\b(?:double[sd]?|triple[sd]?|quadruple[sd]?|twice|halved)\b|\d\s*倍|\d\s+times\b",
          "a multiple, so the calculation is number * factor:", "倍数，算式是 原数 * 倍数："),
-        ("ratio", r"\bper\s+(?!cent\b)[a-z]+|\bon average\b|\bratio\b|平均|每(?:名|个|位|户|人|天|年|平方|公里|千米)|密度",
+        ("mean", r"\baverage\b[^?]*\band\b|平均[^？]*[和与及]",
+         "the average, so the calculation is the sum divided by how many there are:", "平均数，算式是 总和 / 个数："),
+        ("ratio", r"\bper\s+(?!cent\b)[a-z]+|\bon average\b|\bratio\b|平均|人均|每(?:名|个|位|户|人|天|年|平方|公里|千米)|密度",
          "one number per another, so the calculation is a division:", "平均到每一份的数，算式是除法："),
         ("difference", r"\bhow\s+(?:many|much)\s+(?:[a-z]+\s+)?(?:more|fewer|less|older|younger|longer|shorter|higher|"
                        r"taller|bigger|larger|smaller|earlier|later)\b|\bdifference\b|"
                        r"\byears?\s+(?:passed|elapsed|apart|after|before|between|earlier|later)\b|"
-                       r"\b(?:older|younger|earlier|later|longer|shorter|more|fewer)\b[^?]*\bthan\b|"
-                       r"相差|相隔|之差|比.{1,20}?(?:多|少|早|晚|大|小|高|低|长|短)|多少年",
+                       r"\b(?:older|younger|earlier|later|longer|shorter|more|fewer)\b[^?]*\bthan\b|\bhow old\b[^?]*\bwhen\b|"
+                       r"相差|相隔|之差|比.{1,20}?(?:多|少|早|晚|大|小|高|低|长|短)|多少年|多少岁",
          "a difference, so the calculation is larger - smaller:", "差，算式是 大数 - 小数："),
         ("sum", r"\b(?:combined|together|total|sum|plus|in all)\b|加起来|一共|总共|合计|之和|总和",
          "a total, so the calculation is a sum:", "总和，算式是加法："),
@@ -53,8 +55,11 @@ _SHAPE_WORDS = frozenset(
     "combined together total sum difference more fewer less earlier later older younger after before between per "
     "average percentage percent ratio double doubled triple tripled twice half time grow plu minu passed year "
     "grew increase increased rise rose halved quadrupled apart elapsed "
-    "decimal place whole her his one into once using use figure people live what if would".split())
-_SHAPE_ZH = re.compile(r"(?:多少|几)[名个位座条本辆种次家所只头台件张支艘棵]?|人数|倍|加起来|一共|总共|合计|平均|每名|每个|每位|相差|相隔|"
+    "decimal place whole round rounded nearest density her his one into once using use figure people live what if "
+    "would".split())
+_UNIT = re.compile(r"\bin\s+(?:square\s+)?([a-z]+)\s*[?.]")
+"""The unit the answer is asked in ("…, in pounds?"): how to answer, not what about."""
+_SHAPE_ZH = re.compile(r"(?:多少|几)[名个位座条本辆种次家所只头台件张支艘棵岁]?|人数|倍|加起来|人均|百分之|一共|总共|合计|平均|每名|每个|每位|相差|相隔|"
                        r"密度|保留|一位|小数|四舍五入|整数|结果|对应|变成|现在|"
                        r"如果|数据|按|到|人")
 _MAX_FACTS = 3
@@ -96,7 +101,7 @@ def combining_facts(question: str, observations: list[str]) -> list[tuple[int, i
     the observations (oldest first) do not cover it."""
     op = operation(question)
     q_words, q_numbers = terms(_SHAPE_ZH.sub(" ", question))
-    q_words = {w for w in q_words if w not in _SHAPE_WORDS}
+    q_words = {w for w in q_words if w not in _SHAPE_WORDS} - terms(" ".join(_UNIT.findall(question)))[0]
     if op is None or len(q_words) < 2:
         return None
     names = terms(" ".join(w for w in _NAME_WORD.findall(question)))[0] & q_words
@@ -104,7 +109,7 @@ def combining_facts(question: str, observations: list[str]) -> list[tuple[int, i
     quoted: set[str] = set()
     for o, observation in enumerate(observations):
         for sentence in read_sentences(q_words, observation):
-            covered = {t for t in q_words if _covers(t, sentence.words | sentence.borrowed)}
+            covered = {t for t in q_words if _covers(t, sentence.words | sentence.borrowed | sentence.source)}
             named = covered & names if names else len(covered) >= 2
             if sentence.numbers - q_numbers and named and len(sentence.text) <= MAX_QUOTE and sentence.text not in quoted:
                 quoted.add(sentence.text)
@@ -122,8 +127,15 @@ def combining_facts(question: str, observations: list[str]) -> list[tuple[int, i
         numbers |= pick[1].numbers - q_numbers
     if len(covered) < COVERAGE * len(q_words):
         return None
-    if op not in ("growth", "scale") and len(chosen) < 2 and len(_counts(chosen[0][1].text) - q_numbers) < 2:
-        return None  # two facts, or one sentence with two counts ("学生1,926人，教师142人"), not "in 1911, 41 boats"
+    if op not in ("growth", "scale") and len(chosen) < 2 and (op == "sum" or len(_counts(chosen[0][1].text) - q_numbers) < 2):
+        # two facts, or one sentence with two counts ("学生1,926人，教师142人"; not "in 1911, 41 boats", and not
+        # for a sum, whose parts are two things the question names: "12,408, up from 11,870" is one). A
+        # quotient's other fact may add no word of the question ("a workforce of 1,150" beside "revenue of
+        # £138 million", per employee): the one that covers most of it, with a number that is no year
+        second = [c for c in candidates if c[1] is not chosen[0][1] and _counts(c[1].text) - q_numbers - numbers]
+        if op not in ("ratio", "percentage", "mean") or not second:
+            return None
+        chosen.append(max(second, key=lambda c: len(c[2])))
     return [(o, s.k, f"{s.named_by} {s.text}" if s.named_by else s.text)
             for o, s, _ in sorted(chosen, key=lambda c: (c[0], c[1].k))]
 

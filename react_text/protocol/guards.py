@@ -13,10 +13,12 @@ Pure functions over plain data.
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .question import asks_for_name, asks_for_number, from_quote, numbers_in, off_quote, plain_words, question_holds
+from .question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote, plain_words,
+                       question_holds)
 
 __all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
 
@@ -27,6 +29,8 @@ class Nudge:
 
     code: str
     message: str
+    lead: str = ""
+    """Words the loop's next thought starts with, when the correction has them."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class AnswerContext:
     lang: str = "en"
     checks: frozenset[str] = field(default=frozenset({
         "tool_error", "question_back", "expression", "example_value", "other_year", "measure",
-        "no_observation", "not_a_number", "in_question", "off_quote", "echo"}))
+        "no_observation", "not_a_number", "in_question", "off_quote", "echo", "rounding"}))
     """Which checks run; drop a code to switch one off."""
 
 
@@ -348,6 +352,27 @@ def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
+def _rounding(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+    """An answer with more decimals than the question asks for ("to two decimal places" answered
+    2.401639344): the answer rounded as asked, worked out here, since a small model copies the
+    calculator's digits. Only for an answer that holds one number."""
+    places = asked_decimals(ctx.question)
+    found = _DECIMAL_NUMBER.findall(answer)
+    if refusal or places is None or len(found) != 1 or len(found[0].partition(".")[2]) <= places:
+        return None
+    rounded = f"{Decimal(found[0].replace(',', '')).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):,}"
+    how = say(ctx.lang, "to a whole number" if places == 0 else f"to {places} decimal place{'s' * (places > 1)}",
+              "取整数" if places == 0 else f"保留{places}位小数")
+    return Nudge("rounding", say(
+        ctx.lang,
+        f"The question asks for the answer rounded {how}: {found[0]} rounded is {rounded}.",
+        f"问题要求答案{how}：{found[0]} 四舍五入后是 {rounded}。",
+    ), lead=say(ctx.lang, f" Rounded {how}, the answer is {rounded}.", f" 按要求{how}，答案是 {rounded}。"))
+
+
+_DECIMAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def _within(words: str, text: str) -> bool:
     """Whether ``words`` occur in ``text`` as whole words ("Ann" is not in "annual"); Chinese has no spaces
     to mark them, so there any run counts."""
@@ -366,5 +391,6 @@ _CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], .
     ("in_question", _in_question),
     ("off_quote", _answer_off_quote),
     ("echo", _echo),
+    ("rounding", _rounding),
 )
 """Every check by its code, in the order they are tried."""

@@ -11,7 +11,7 @@ import re
 
 from .results import result_lines
 
-__all__ = ["asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
+__all__ = ["asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
            "quoted_text"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -105,3 +105,19 @@ def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool
     if numbers & numbers_in(quote) or any(name in quote for name in names):
         return False
     return bool(numbers_in(quote) if numbers else _NAME.search(quote))
+
+
+_DIGIT_WORDS = {"one": 1, "two": 2, "three": 3, "一": 1, "两": 2, "二": 2, "三": 3, "1": 1, "2": 2, "3": 3}
+_DECIMALS = re.compile(r"\b(one|two|three|[123])\s+decimal\s+places?\b|保留(一|两|二|三|[123])位小数", re.IGNORECASE)
+_WHOLE = re.compile(r"\bnearest\s+(?:whole(?:\s+\w+)?|integer|crown|pound|euro|dollar|yuan|person|year|day|"
+                    r"metre|meter|kilometre|kilometer|percent|per\s*cent)\b|\bwhole\s+number\b|"
+                    r"四舍五入到整数|取整|精确到个位|保留整数", re.IGNORECASE)
+
+
+def asked_decimals(question: str) -> int | None:
+    """How many decimals the question asks its answer to be rounded to ("to two decimal places": 2,
+    "to the nearest whole number", "四舍五入到整数": 0), or None when it asks for no rounding."""
+    found = _DECIMALS.search(question)
+    if found:
+        return _DIGIT_WORDS[(found.group(1) or found.group(2)).lower()]
+    return 0 if _WHOLE.search(question) else None
