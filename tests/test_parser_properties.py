@@ -18,6 +18,7 @@ from react_text.protocol.dialects import DIALECTS, format_action, format_final, 
 from react_text.protocol.names import FINAL_NAMES
 from react_text.protocol.lines import SPECIAL_TOKENS
 from react_text.protocol.parser import parse
+from react_text.protocol.placeholders import is_placeholder
 from react_text.types import Step
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -230,6 +231,8 @@ def test_fake_tail_does_not_change_a_final_answer(dialect, answer, tail, prose) 
 def test_actions_written_back_to_back_all_come_back_in_order(tools, dialect, count, data) -> None:
     calls = [(data.draw(st.sampled_from(tools)), data.draw(arg_dicts.filter(lambda d: len(d) > 1)))
              for _ in range(count)]
+    # an action whose value is a template placeholder ("<0>") is dropped among others by design
+    assume(not any(isinstance(v, str) and is_placeholder(v) for _, args in calls for v in args.values()))
     text = "\n".join(format_action(dialect, t, a, i + 1) for i, (t, a) in enumerate(calls))
     step = parse(text + TAILS[0], tools)
     assume(not echoes_a_placeholder(step))
