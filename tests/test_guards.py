@@ -265,6 +265,7 @@ def test_an_answer_with_more_decimals_than_asked_is_given_back_rounded(question:
     ("Round to the nearest crown.", "172964"),
     ("What is the ratio?", "2.401639344"),  # no rounding asked
     ("Give the answer to one decimal place.", "between 2.45 and 2.46"),  # not one number
+    ("Round to the nearest crown.", "1.725 million crowns"),  # a scaled number is not rounded to 2
 ])
 def test_an_answer_rounded_as_asked_or_not_asked_to_round_passes(question: str, answer: str) -> None:
     assert check_answer(answer, AnswerContext(question=question, real_observations=1, observations=("x",))) is None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote, plain_words,
-                       question_holds)
+                       question_holds, written_numbers)
 
 __all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
 
@@ -357,9 +357,10 @@ def _rounding(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     2.401639344): the answer rounded as asked, worked out here, since a small model copies the
     calculator's digits. Only for an answer that holds one number."""
     places = asked_decimals(ctx.question)
-    found = _DECIMAL_NUMBER.findall(answer)
-    if refusal or places is None or len(found) != 1 or len(found[0].partition(".")[2]) <= places:
-        return None
+    found = written_numbers(answer)
+    if (refusal or places is None or len(found) != 1 or len(found[0].partition(".")[2]) <= places
+            or _SCALED.search(answer)):
+        return None  # "1.725 million" is not 2
     rounded = f"{Decimal(found[0].replace(',', '')).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):,}"
     how = say(ctx.lang, "to a whole number" if places == 0 else f"to {places} decimal place{'s' * (places > 1)}",
               "取整数" if places == 0 else f"保留{places}位小数")
@@ -370,7 +371,7 @@ def _rounding(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ), lead=say(ctx.lang, f" Rounded {how}, the answer is {rounded}.", f" 按要求{how}，答案是 {rounded}。"))
 
 
-_DECIMAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_SCALED = re.compile(r"\b(?:thousand|million|billion)\b|[万亿%]", re.IGNORECASE)
 
 
 def _within(words: str, text: str) -> bool:

@@ -12,14 +12,19 @@ import re
 from .results import result_lines
 
 __all__ = ["asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
-           "quoted_text"]
+           "quoted_text", "written_numbers"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def numbers_in(text: str) -> set[str]:
     """The numbers written in ``text``, digits only ("48,213." -> "48213"): how the checks compare values."""
-    return {raw.replace(",", "").rstrip(".") for raw in _NUMBER.findall(text)}
+    return {raw.replace(",", "").rstrip(".") for raw in written_numbers(text)}
+
+
+def written_numbers(text: str) -> list[str]:
+    """The numbers in ``text`` as written ("48,213", "2.40"), in order."""
+    return _NUMBER.findall(text)
 
 
 # A question that asks for a quantity, a year or a count: its answer must hold a number.
