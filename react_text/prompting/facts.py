@@ -17,10 +17,11 @@ Anything less and the model reads the results on its own.
 from __future__ import annotations
 
 import re
+from os.path import commonprefix
 
 from ..protocol.question import numbers_in
 from ..tools.calculator import CALCULATOR_TOOL
-from .evidence import COVERAGE, MAX_QUOTE, Sentence, evidence_lead, quote, read_sentences, terms
+from .evidence import COVERAGE, MAX_QUOTE, MEASURE_WORDS_ZH, Sentence, evidence_lead, quote, read_sentences, terms
 
 __all__ = ["combining_facts", "facts_lead", "operation", "thought_lead"]
 
@@ -59,7 +60,8 @@ _SHAPE_WORDS = frozenset(
     "would".split())
 _UNIT = re.compile(r"\bin\s+(?:square\s+)?([a-z]+)\s*[?.]")
 """The unit the answer is asked in ("…, in pounds?"): how to answer, not what about."""
-_SHAPE_ZH = re.compile(r"(?:多少|几)[名个位座条本辆种次家所只头台件张支艘棵岁]?|人数|倍|加起来|人均|百分之|一共|总共|合计|平均|每名|每个|每位|相差|相隔|"
+_SHAPE_ZH = re.compile(f"(?:多少|几)[{MEASURE_WORDS_ZH}岁]?|"
+                       r"人数|倍|加起来|人均|百分之|一共|总共|合计|平均|每名|每个|每位|相差|相隔|"
                        r"密度|保留|一位|小数|四舍五入|整数|结果|对应|变成|现在|"
                        r"如果|数据|按|到|人")
 _MAX_FACTS = 3
@@ -73,15 +75,8 @@ def _covers(term: str, words: frozenset[str]) -> bool:
         return True
     if not term.isascii() or len(term) < 4:
         return False
-    for word in words:
-        n = 0
-        for a, b in zip(term, word):
-            if a != b:
-                break
-            n += 1
-        if n >= 4 and n >= min(len(term), len(word)) - 3:
-            return True
-    return False
+    return any(len(shared := commonprefix([term, word])) >= 4 and len(shared) >= min(len(term), len(word)) - 3
+               for word in words)
 
 
 def _counts(text: str) -> set[str]:

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .question import numbers_in
+from .question import NUMBER, numbers_in
 
 __all__ = ["Slip", "arithmetic_slip"]
 
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+_NUMBER = NUMBER.pattern
 _CLAIM = re.compile(
     rf"(?P<expr>[(\s]*{_NUMBER}[)\s]*(?:[-+*/×÷][(\s]*{_NUMBER}[)\s]*)+)(?:=|≈|约等于|等于)\s*(?P<value>-?{_NUMBER})(?!\s*[-+*/×÷(]|[\d,.]*\d)")
 """An expression of numbers and operators, then "=" (or "≈", 等于) and the number it is said to make (a

@@ -11,10 +11,11 @@ import re
 
 from .results import result_lines
 
-__all__ = ["asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
+__all__ = ["NUMBER", "asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
            "quoted_text", "written_numbers"]
 
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+"""A number as written: digits, thousands commas, decimals ("48,213", "2.40")."""
 
 
 def numbers_in(text: str) -> set[str]:
@@ -24,7 +25,7 @@ def numbers_in(text: str) -> set[str]:
 
 def written_numbers(text: str) -> list[str]:
     """The numbers in ``text`` as written ("48,213", "2.40"), in order."""
-    return _NUMBER.findall(text)
+    return NUMBER.findall(text)
 
 
 # A question that asks for a quantity, a year or a count: its answer must hold a number.
