@@ -703,3 +703,126 @@ def test_compare_results_keep_a_record_whose_answer_holds_a_lone_surrogate(tmp_p
     results.close()
     (record,) = load_results(tmp_path / "results.jsonl")
     assert record["answer"] == "bad \udcff byte"
+
+
+# --- issue 26: deadlines, streams, side reads ------------------------------------------------------
+
+def ends_within(seconds: float, call: Callable[[], Any]) -> BaseException | Any:
+    """What ``call()`` raised or returned; fails the test if it is still running after ``seconds`` (a hang guard)."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as exc:  # handed to the test
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"still running after {seconds} s"
+    return outcome[0]
+
+
+def trickle_bytes(handler: BaseHTTPRequestHandler, head: bytes, each: bytes, every_s: float, times: int) -> None:
+    handler.wfile.write(head)
+    for _ in range(times):
+        handler.wfile.flush()
+        time.sleep(every_s)
+        handler.wfile.write(each)
+    handler.server.finished = True
+
+
+def url_of(server: Any) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_the_deadline_covers_a_server_that_trickles_its_headers():
+    """Issue 26.2: a status line, then a header byte every 0.5 s, held a timeout=2 completion past 30 s."""
+    with tiny_server(lambda h: trickle_bytes(h, b"HTTP/1.1 200 OK\r\n", b"X", 0.5, 120)) as server:
+        server.finished = False
+        backend = HttpBackend(url_of(server), api="llama", timeout=2, retries=0)
+        error = ends_within(10, lambda: backend.complete("x", max_tokens=3))
+        assert isinstance(error, BackendError) and "no answer within 2s" in str(error) and error.retryable
+        assert not server.finished
+
+
+SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+
+
+def test_the_deadline_covers_a_stream_that_trickles_its_events():
+    """Issue 26.2: one ``data:`` event every 1.5 s kept a timeout=2 stream going past 30 s."""
+    event = b'data: {"content": "a"}\n\n'
+    with tiny_server(lambda h: trickle_bytes(h, SSE_HEAD, event, 1.5, 40)) as server:
+        server.finished = False
+        backend = HttpBackend(url_of(server), api="llama", timeout=2, retries=0)
+        error = ends_within(10, lambda: backend.complete("x", max_tokens=3, on_token=lambda text: None))
+        assert isinstance(error, BackendError) and "no answer within 2s" in str(error)
+        assert not server.finished
+
+
+def test_a_stream_line_without_an_end_is_read_once_not_rescanned():
+    """Issue 26.2: a 4 MB line with no newline cost 72 s of CPU (``iter_lines`` in 128-byte chunks)."""
+    line = b'data: {"content": "' + b"x" * (4 * 1024 * 1024)
+    with tiny_server(lambda h: h.wfile.write(SSE_HEAD + line)) as server:
+        backend = HttpBackend(url_of(server), api="llama", timeout=60, retries=0)
+        error = ends_within(30, lambda: backend.complete("x", max_tokens=3, on_token=lambda text: None))
+        assert isinstance(error, BackendError) and "a streamed event is not JSON" in str(error)
+
+
+def test_a_stream_is_cut_at_the_byte_budget():
+    def endless(handler: BaseHTTPRequestHandler) -> None:
+        trickle_bytes(handler, SSE_HEAD + b'data: {"content": "', b"x" * 65536, 0, 2000)  # 128 MB
+
+    with tiny_server(endless) as server:
+        server.finished = False
+        backend = HttpBackend(url_of(server), api="llama", retries=0, max_reply_bytes=1_000_000)
+        error = ends_within(30, lambda: backend.complete("x", max_tokens=3, on_token=lambda text: None))
+        assert isinstance(error, BackendError) and "passed 1000000 bytes" in str(error)
+        assert server.client_left.wait(timeout=30) and not server.finished
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def test_a_deeply_nested_streamed_event_is_a_backend_error():
+    """Issue 26.7: ``RecursionError`` escaped the streamed reply's JSON reader."""
+    with tiny_server(lambda h: h.wfile.write(SSE_HEAD + b"data: " + DEEP + b"\n\n")) as server:
+        backend = HttpBackend(url_of(server), api="llama", retries=0)
+        with pytest.raises(BackendError, match="a streamed event is not JSON"):
+            backend.complete("x", max_tokens=3, on_token=lambda text: None)
+
+
+class _Get(_Reply):
+    do_GET = _Reply.do_POST
+
+
+@contextmanager
+def side_server(reply: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[Any]:
+    """A server answering GET ``/props`` and POST ``/tokenize`` with ``reply``."""
+    with tiny_server(reply) as server:
+        server.RequestHandlerClass = _Get
+        yield server
+
+
+def test_deeply_nested_props_and_tokenize_replies_mean_unknown():
+    """Issue 26.7: a deep ``/props`` reply crashed ``react-text run`` with a RecursionError traceback."""
+    with side_server(lambda h: send(h, 200, b'{"n_ctx": ' + DEEP + b"}")) as server:
+        backend = HttpBackend(url_of(server), api="llama", retries=0)
+        assert backend.context_size is None
+        assert backend.count_tokens("one two three four") > 0  # the estimate
+
+
+def test_a_huge_props_reply_is_not_read_to_the_end():
+    """Issue 26.10: a 300 MB ``/props`` reply cost 937 MB of memory."""
+    def flood(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()  # no Content-Length
+        trickle_bytes(handler, b'{"n_ctx": 4096, "x": "', b"x" * 65536, 0, 1000)  # 64 MB
+
+    with side_server(flood) as server:
+        server.finished = False
+        backend = HttpBackend(url_of(server), api="llama", retries=0)
+        assert ends_within(60, lambda: backend.context_size) is None
+        assert server.client_left.wait(timeout=30) and not server.finished
