@@ -826,3 +826,19 @@ def test_a_huge_props_reply_is_not_read_to_the_end():
         backend = HttpBackend(url_of(server), api="llama", retries=0)
         assert ends_within(60, lambda: backend.context_size) is None
         assert server.client_left.wait(timeout=30) and not server.finished
+
+
+def test_the_live_console_looks_at_each_streamed_character_once(monkeypatch):
+    """Issue 26.2: the live line re-scanned the whole turn per token (a 400 kB turn: 47 s)."""
+    import react_text.cli.console as console_module
+
+    looked = []
+    printable = console_module._printable
+    monkeypatch.setattr(console_module, "_printable", lambda text: looked.append(len(text)) or printable(text))
+    console = Console(io.StringIO(), colour=False, live=True, max_chars=10**6)
+    console({"event": "prompt", "n": 1})
+    turn = "  " + "word " * 4_000 + "\nAction: calculator\n" + "x" * 10_000
+    for i in range(0, len(turn), 3):
+        console.token(turn[i:i + 3])
+    assert sum(looked) <= len(turn)
+    assert console.stream.getvalue() == "Thought 1: " + ("word " * 4_000).rstrip()

@@ -133,16 +133,31 @@ class Console:
         self.live = (bool(isatty and isatty()) if live is None else live) and not raw
         """Show the thought growing as tokens arrive (``token``); on a terminal by default."""
         self._turn: Any = None
-        self._turn_text = ""
+        self._started = False  # the turn's text so far is more than white space
+        self._live_text = ""  # the printable first line of the turn so far
+        self._line_done = False  # it ended (a newline) or fills the live line: later tokens change nothing
         self._shown = ""  # the thought text on the live line, after its label
 
     def token(self, text: str) -> None:
-        """``Agent(on_token=...)``: grow the live line with the first line of the turn (its thought)."""
-        if not self.live:
+        """``Agent(on_token=...)``: grow the live line with the first line of the turn (its thought).
+
+        Only the text that just arrived is looked at, and nothing once the line
+        is complete: a long turn costs its length once, not once per token.
+        """
+        if not self.live or self._line_done:
             return
-        self._turn_text += text
-        first = self._turn_text.lstrip()
-        line = _printable(first.split("\n", 1)[0]).rstrip()[: self.max_chars]
+        if not self._started:
+            text = text.lstrip()
+            if not text:
+                return
+            self._started = True
+        end = text.find("\n")
+        if end != -1:
+            text, self._line_done = text[:end], True
+        self._live_text += _printable(text)
+        line = self._live_text.rstrip()[: self.max_chars]
+        if len(line) == self.max_chars:
+            self._line_done = True  # the live line shows no more than this
         if len(line) <= len(self._shown) or not line.startswith(self._shown):
             return
         if not self._shown:
@@ -202,8 +217,7 @@ class Console:
 
     def _on_prompt(self, e: dict[str, Any]) -> None:
         self._turn = e.get("n")
-        self._turn_text = ""
-        self._shown = ""
+        self._started, self._live_text, self._line_done, self._shown = False, "", False, ""
 
     def _on_run_start(self, e: dict[str, Any]) -> None:
         if self.lang is None:
