@@ -857,3 +857,38 @@ def test_a_long_stream_of_small_pieces_is_cut_in_linear_time():
 
     assert ends_within(60, feed) is True
     assert cutter.text == "abc\n" * 800_000 and "".join(out) == cutter.text
+
+
+def compare_spec(tmp_path: Path, urls: list[str], *, limit: int, timeout_s: float = 60) -> Any:
+    from react_text.eval.planning import CompareSpec
+
+    return CompareSpec(templates=("classic",), models=("fake",), suite="arithmetic", out_dir=tmp_path / "out",
+                       backend="http", urls=tuple(urls), api="llama", concurrency=1, limit=limit, max_steps=3,
+                       timeout_s=timeout_s)
+
+
+def test_a_server_that_fails_fast_is_taken_out_of_rotation(tmp_path: Path):
+    """Issue 26.9: a server failing every request at once took 10 of 12 tasks, all recorded as backend_error."""
+    from react_text.backends.fake_server import FakeCompletionServer
+    from react_text.eval.compare import run_compare
+
+    with tiny_server(lambda h: send(h, 400, b'{"error": "no"}')) as failing, \
+            FakeCompletionServer(latency_s=0.05, slots=1) as healthy:
+        spec = compare_spec(tmp_path, [url_of(failing), healthy.url], limit=12)
+        records = ends_within(120, lambda: run_compare(spec, progress_stream=io.StringIO()))
+    assert isinstance(records, list) and len(records) == 12
+    assert [r["status"] for r in records if r["status"] != "answered"] == []
+    assert {r["server"] for r in records} == {healthy.url}
+    assert failing.posts <= 2  # then out of rotation for longer than the whole compare took
+
+
+def test_compare_with_a_trickling_server_ends_and_records_every_task(tmp_path: Path):
+    """Issue 26.2: ``compare --timeout 20`` with a healthy and a trickling server was killed at 90 s, 5 of 6 done."""
+    from react_text.backends.fake_server import FakeCompletionServer
+    from react_text.eval.compare import run_compare
+
+    with tiny_server(lambda h: trickle_bytes(h, b"HTTP/1.1 200 OK\r\n", b"X", 0.5, 240)) as trickling, \
+            FakeCompletionServer(latency_s=0.05, slots=1) as healthy:
+        spec = compare_spec(tmp_path, [url_of(trickling), healthy.url], limit=6, timeout_s=2)
+        records = ends_within(60, lambda: run_compare(spec, progress_stream=io.StringIO()))
+    assert isinstance(records, list) and sorted(r["status"] for r in records) == ["answered"] * 6

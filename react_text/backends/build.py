@@ -33,6 +33,7 @@ def build_backend(
     n_batch: int = 512,
     n_gpu_layers: int | None = None,
     flash_attn: bool = False,
+    timeout: float | None = None,
 ) -> Backend:
     """A backend of ``kind`` (see ``BACKEND_KINDS``).
 
@@ -41,12 +42,14 @@ def build_backend(
     ``context_size`` is the in-process n_ctx (default 4096) or, for ``http``,
     the server's window when known (else the server is asked). ``seed``,
     ``n_batch``, ``n_gpu_layers`` and ``flash_attn`` are for the in-process model
-    only (see ``LlamaCppBackend``).
+    only (see ``LlamaCppBackend``). ``timeout`` bounds each ``http`` request,
+    connect to last byte (default ``HttpBackend``'s).
     """
     if kind == "http":
         if not url:
             raise ValueError("the http backend needs a server URL (e.g. http://127.0.0.1:8080)")
-        backend = HttpBackend(url, api=api, model=None if model is None else str(model))
+        backend = HttpBackend(url, api=api, model=None if model is None else str(model),
+                              **({} if timeout is None else {"timeout": timeout}))
         if context_size is not None:
             backend.context_size = context_size
         return backend
