@@ -892,3 +892,38 @@ def test_compare_with_a_trickling_server_ends_and_records_every_task(tmp_path: P
         spec = compare_spec(tmp_path, [url_of(trickling), healthy.url], limit=6, timeout_s=2)
         records = ends_within(60, lambda: run_compare(spec, progress_stream=io.StringIO()))
     assert isinstance(records, list) and sorted(r["status"] for r in records) == ["answered"] * 6
+
+
+def test_an_attempt_cut_at_its_deadline_is_retried_on_a_fresh_connection():
+    replies = iter(["trickle", "fine"])
+
+    def reply(handler: BaseHTTPRequestHandler) -> None:
+        if next(replies) == "trickle":
+            trickle_bytes(handler, b"HTTP/1.1 200 OK\r\n", b"X", 0.5, 60)
+        else:
+            send(handler, 200, b'{"content": "fine"}')
+
+    with tiny_server(reply) as server:
+        backend = HttpBackend(url_of(server), api="llama", timeout=1, retries=1, backoff=0.01)
+        result = ends_within(20, lambda: backend.complete("x", max_tokens=3))
+        assert result.text == "fine" and result.extra["attempts"] == 2
+
+
+def test_the_shared_deadline_bounds_a_plain_get_too():
+    """What ``fetch`` can use: a watched session and a ``Deadline`` around the request and the reading."""
+    from react_text.http_deadline import Deadline, watched_session
+
+    def get() -> Any:
+        session = watched_session(requests)
+        with Deadline(1.5) as deadline:
+            try:
+                with deadline.applies():
+                    response = session.get(url, timeout=deadline.remaining(), stream=True)
+                response.raw.read()
+            except (requests.RequestException, OSError):
+                pass
+            return deadline.expired
+
+    with side_server(lambda h: trickle_bytes(h, b"HTTP/1.1 200 OK\r\n", b"X", 0.5, 120)) as server:
+        url = url_of(server) + "/page"
+        assert ends_within(10, get) is True
