@@ -31,7 +31,7 @@ class Deadline:
         self.ends = time.monotonic() + seconds
         self.expired = False
         self._lock = threading.Lock()
-        self._connections: list[Any] = []
+        self._sockets: list[Any] = []
         self._over = False
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
@@ -56,7 +56,7 @@ class Deadline:
         self._timer.cancel()
         with self._lock:
             self._over = True
-            self._connections.clear()
+            self._sockets.clear()
 
     def __enter__(self) -> Deadline:
         return self
@@ -65,27 +65,29 @@ class Deadline:
         self.cancel()
 
     def _watch(self, connection: Any) -> None:
+        """Keep the connection's socket itself: ``http.client`` drops it from the connection once the
+        headers say the reply ends with the connection, while the body is still read from it."""
+        sock = getattr(connection, "sock", None)
+        if sock is None:
+            return  # not connected yet: ``connect`` watches it again
         with self._lock:
             if self._over:
                 return
-            self._connections.append(connection)
+            self._sockets.append(sock)
             if self.expired:
-                _cut(connection)
+                _cut(sock)
 
     def _expire(self) -> None:
         with self._lock:
             if self._over:
                 return
             self.expired = True
-            for connection in self._connections:
-                _cut(connection)
+            for sock in self._sockets:
+                _cut(sock)
 
 
-def _cut(connection: Any) -> None:
-    """Shut the connection's socket down: a read blocked on it returns at once (``close`` would not wake it)."""
-    sock = getattr(connection, "sock", None)
-    if sock is None:
-        return
+def _cut(sock: Any) -> None:
+    """Shut the socket down: a read blocked on it returns at once (``close`` would not wake it)."""
     try:
         socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's: an SSL socket's would drop its state
     except OSError:

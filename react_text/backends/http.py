@@ -40,6 +40,9 @@ MAX_REPLY_BYTES = 32 * 1024 * 1024
 MAX_SIDE_REPLY_BYTES = 4 * 1024 * 1024
 """Largest ``/props`` or ``/tokenize`` reply read: their facts fit in far less."""
 
+SIDE_TIMEOUT_S = 10.0
+"""Longest a ``/props`` or ``/tokenize`` request may take (or ``timeout`` if shorter): a server answers them at once."""
+
 
 class HttpBackend:
     """Completions from a server; ``api="llama"`` for llama-server's ``/completion``, ``"openai"`` otherwise.
@@ -157,7 +160,7 @@ class HttpBackend:
         if getattr(self, "_tokenize_works", True):
             body = {"content": text, "add_special": False} if self.api == "llama" else {"prompt": text}
             try:
-                data = self._transport.side_read("POST", f"{self.base_url}/tokenize", body, MAX_SIDE_REPLY_BYTES)
+                data = self._side_read("POST", "/tokenize", body)
             except BackendError:
                 data = None
             if isinstance(data, dict):
@@ -172,7 +175,7 @@ class HttpBackend:
 
     def _ask_context_size(self) -> int | None:
         try:
-            data = self._transport.side_read("GET", f"{self.base_url}/props", None, MAX_SIDE_REPLY_BYTES)
+            data = self._side_read("GET", "/props", None)
         except BackendError:
             return None
         if not isinstance(data, dict):
@@ -181,6 +184,10 @@ class HttpBackend:
         n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
         n_ctx = int_or_none(n_ctx) or int_or_none(data.get("n_ctx"))
         return n_ctx if n_ctx and n_ctx > 0 else None
+
+    def _side_read(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        return self._transport.side_read(method, f"{self.base_url}{path}", body, max_bytes=MAX_SIDE_REPLY_BYTES,
+                                         timeout=min(self.timeout, SIDE_TIMEOUT_S))
 
     # -- request -------------------------------------------------------------------
 

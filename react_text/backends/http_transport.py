@@ -48,7 +48,7 @@ class Transport:
         for attempt in range(1, attempts + 1):
             wait = self.backoff * 2 ** (attempt - 1)
             try:
-                status, raw, retry_after = self._exchange("POST", self.url, body, self.max_reply_bytes)
+                status, raw, retry_after = self._exchange("POST", self.url, body, self.max_reply_bytes, self.timeout)
             except BackendError as exc:
                 if not exc.retryable:
                     raise
@@ -68,12 +68,13 @@ class Transport:
         assert last is not None
         raise BackendError(f"{last} (gave up after {attempts} attempts)", retryable=True)
 
-    def side_read(self, method: str, url: str, body: dict[str, Any] | None, max_bytes: int) -> Any:
+    def side_read(self, method: str, url: str, body: dict[str, Any] | None, *, max_bytes: int,
+                  timeout: float) -> Any:
         """One request for facts about the server (``/props``, ``/tokenize``): its JSON, at most ``max_bytes``.
 
         Not retried; any failure, a non-200 status included, is a ``BackendError``.
         """
-        status, raw, _ = self._exchange(method, url, body, max_bytes)
+        status, raw, _ = self._exchange(method, url, body, max_bytes, timeout)
         if status != 200:
             raise BackendError(f"{method} {url}: HTTP {status}")
         return decode_json(raw, f"{method} {url}: the reply")
@@ -117,7 +118,7 @@ class Transport:
         """A failed exchange as an error: a deadline, a timeout or a refused connection is worth retrying."""
         requests = self._requests
         if deadline.expired or isinstance(exc, (requests.Timeout, TimeoutError)) or _is_timeout(exc):
-            return BackendError(f"{method} {url}: no answer within {self.timeout:g}s", retryable=True)
+            return BackendError(f"{method} {url}: no answer within {deadline.seconds:g}s", retryable=True)
         broken = isinstance(exc, OSError) and not isinstance(exc, requests.RequestException)  # a socket error
         if broken or isinstance(exc, requests.ConnectionError) or _is_connection_error(exc):
             return BackendError(f"{method} {url}: cannot connect ({_reason(exc)})", retryable=True)
@@ -131,10 +132,10 @@ class Transport:
         except Exception as exc:  # requests' and urllib3's errors, and a socket cut by the deadline
             raise self.error(method, url, exc, deadline) from exc
 
-    def _exchange(self, method: str, url: str, body: dict[str, Any] | None,
-                  max_bytes: int) -> tuple[int, bytes, float | None]:
-        """One request: status, the reply body and any ``Retry-After`` seconds, within the deadline and ``max_bytes``."""
-        with Deadline(self.timeout) as deadline:
+    def _exchange(self, method: str, url: str, body: dict[str, Any] | None, max_bytes: int,
+                  timeout: float) -> tuple[int, bytes, float | None]:
+        """One request: status, the reply body and any ``Retry-After`` seconds, within ``timeout`` and ``max_bytes``."""
+        with Deadline(timeout) as deadline:
             response = self._send(deadline, method, url, body)
             with response:
                 declared = response.headers.get("Content-Length", "")
