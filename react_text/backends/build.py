@@ -34,6 +34,7 @@ def build_backend(
     n_gpu_layers: int | None = None,
     flash_attn: bool = False,
     timeout: float | None = None,
+    retries: int | None = None,
 ) -> Backend:
     """A backend of ``kind`` (see ``BACKEND_KINDS``).
 
@@ -43,13 +44,14 @@ def build_backend(
     the server's window when known (else the server is asked). ``seed``,
     ``n_batch``, ``n_gpu_layers`` and ``flash_attn`` are for the in-process model
     only (see ``LlamaCppBackend``). ``timeout`` bounds each ``http`` request,
-    connect to last byte (default ``HttpBackend``'s).
+    connect to last byte, and ``retries`` is how often one is tried again
+    (defaults: ``HttpBackend``'s).
     """
     if kind == "http":
         if not url:
             raise ValueError("the http backend needs a server URL (e.g. http://127.0.0.1:8080)")
         backend = HttpBackend(url, api=api, model=None if model is None else str(model),
-                              **({} if timeout is None else {"timeout": timeout}))
+                              **{k: v for k, v in (("timeout", timeout), ("retries", retries)) if v is not None})
         if context_size is not None:
             backend.context_size = context_size
         return backend

@@ -32,7 +32,10 @@ class PromptError(RuntimeError):
 
 
 HTTP_TIMEOUT_S = 60.0
-"""Longest one completion request may take, and never longer than a task's own ``timeout_s``."""
+"""Longest one completion request may take, and never longer than a task's own ``timeout_s``.
+
+With several servers a failed request is not retried on its server: the task
+moves to another (``react_text.backends.pool``), which is the better retry."""
 
 
 def _safe(name: str) -> str:
@@ -214,7 +217,8 @@ def _default_factory(spec: CompareSpec, prepared: Prepared, slot_urls: list[str]
             key = (model, worker)
             if key not in clients:
                 clients[key] = build_backend("http", url=slot_urls[worker], api=spec.api, model=model,
-                                             timeout=min(spec.timeout_s, HTTP_TIMEOUT_S))
+                                             timeout=min(spec.timeout_s, HTTP_TIMEOUT_S),
+                                             retries=0 if len(set(slot_urls)) > 1 else None)
             return clients[key]
 
         return http_factory
