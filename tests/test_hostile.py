@@ -814,6 +814,19 @@ def test_deeply_nested_props_and_tokenize_replies_mean_unknown():
         assert backend.count_tokens("one two three four") > 0  # the estimate
 
 
+def test_react_text_run_on_a_server_with_deeply_nested_props_answers(tmp_path: Path, capsys):
+    def reply(handler: BaseHTTPRequestHandler) -> None:
+        if handler.command == "GET" or handler.path == "/tokenize":
+            send(handler, 200, b'{"n_ctx": ' + DEEP + b"}")
+        else:
+            send(handler, 200, b'{"content": " I know it.\\nFinal Answer: 4", "stop_type": "word"}')
+
+    with side_server(reply) as server:
+        code = cli_main(["run", "What is 2+2?", "--backend", "http", "--api", "llama", "--url", url_of(server),
+                         "--trace", str(tmp_path / "t.jsonl")])
+    assert code == 0 and "Final Answer: 4" in capsys.readouterr().out
+
+
 def test_a_huge_props_reply_is_not_read_to_the_end():
     """Issue 26.10: a 300 MB ``/props`` reply cost 937 MB of memory."""
     def flood(handler: BaseHTTPRequestHandler) -> None:
