@@ -33,6 +33,7 @@ from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.console import Console, clean_text
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.loop import Agent
+from react_text.agent.state import Limits
 from react_text.catalog import ChecksumMismatch, ModelError, ModelStore, is_verified, parse_catalog, verify_file
 from react_text.redaction import Redactor
 from react_text.prompting.render_budget import RenderLimits
@@ -583,9 +584,9 @@ def test_agent_redacts_secrets_in_trace_and_console(tmp_path: Path, classic):
     assert "tok-123456789" not in backend.prompts[1]  # a named field is hidden from the model too
 
 
-def test_without_redact_the_trace_is_exact(tmp_path: Path, classic):
+def test_redact_false_keeps_the_trace_exact(tmp_path: Path, classic):
     backend = ScriptedBackend([final("the key is sk-abcdefghijklmnopqrstuvwx0123")])
-    Agent(backend, [], classic, trace=tmp_path / "run.jsonl").run("key?")
+    Agent(backend, [], classic, trace=tmp_path / "run.jsonl", redact=False).run("key?")
     assert "sk-abcdefghijklmnopqrstuvwx0123" in (tmp_path / "run.jsonl").read_text()
 
 
@@ -703,3 +704,171 @@ def test_compare_results_keep_a_record_whose_answer_holds_a_lone_surrogate(tmp_p
     results.close()
     (record,) = load_results(tmp_path / "results.jsonl")
     assert record["answer"] == "bad \udcff byte"
+
+
+# --- 12. secrets on disk and on the wire (issue 26, item 4) -------------------------------------------
+
+API_KEY = "sk-live-0123456789abcdefABCDEF"
+PROSE_SECRETS = {
+    "my api_key=" + API_KEY: API_KEY,
+    "the login is password: hunter2-secret": "hunter2-secret",
+    "use http://admin:S3cretPassw0rd@127.0.0.1:9/v1": "S3cretPassw0rd",
+    "Authorization: Basic YWRtaW46aHVudGVyMg==": "YWRtaW46aHVudGVyMg==",
+    "X-Api-Key: kx-98765-secret": "kx-98765-secret",
+    "pass=opensesame42": "opensesame42",
+}
+
+
+@pytest.mark.parametrize("text, secret", PROSE_SECRETS.items())
+def test_default_redactor_masks_prose_userinfo_basic_x_api_key_and_pass(text: str, secret: str):
+    masked = Redactor().text(text)
+    assert secret not in masked and "[redacted]" in masked
+    assert Redactor()({"X-Api-Key": secret, "pass": secret, "url": text}) == Redactor()(
+        {"X-Api-Key": "x", "pass": "y", "url": text}) | {"X-Api-Key": "[redacted]", "pass": "[redacted]"}
+
+
+def test_agent_traces_are_redacted_by_default(tmp_path: Path, classic):
+    @tool
+    def lookup(city: str, api_key: str = "") -> dict:
+        """Look up a city."""
+        return {"city": city, "password": "hunter2-secret", "note": "X-Api-Key: kx-98765-secret"}
+
+    steps = [act("lookup", {"city": f"Paris{i}", "api_key": API_KEY}) for i in range(6)] + [final("done")]
+    question = " ".join(PROSE_SECRETS)
+    agent = Agent(ScriptedBackend(steps), [lookup], classic, trace=tmp_path / "run.jsonl",
+                  limits=Limits(max_steps=8))
+    assert agent.run(question).status == "answered"
+    trace = (tmp_path / "run.jsonl").read_text()
+    for secret in {*PROSE_SECRETS.values(), "hunter2-secret"}:
+        assert trace.count(secret) == 0, secret
+    assert "Paris5" in trace
+
+
+def test_trace_files_are_private_in_a_private_folder(tmp_path: Path):
+    path = tmp_path / "made" / "here" / "run.jsonl"
+    path.parent.parent.parent.chmod(0o755)
+    with TraceWriter(path) as writer:
+        writer.write("run_start", question="q")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700 and path.parent.parent.stat().st_mode & 0o777 == 0o700
+    old = tmp_path / "old.jsonl"
+    old.write_text("")
+    old.chmod(0o644)
+    TraceWriter(old).close()
+    assert old.stat().st_mode & 0o777 == 0o600
+
+
+def test_http_backend_keeps_the_url_password_out_of_its_name_and_errors():
+    backend = HttpBackend("http://admin:S3cretPassw0rd@127.0.0.1:9", retries=0, timeout=5)
+    assert "S3cretPassw0rd" not in backend.name and "S3cretPassw0rd" not in backend.url
+    with pytest.raises(BackendError) as caught:
+        backend.complete("p", max_tokens=3)
+    assert "S3cretPassw0rd" not in str(caught.value)
+
+
+def test_serve_never_sends_the_backend_url_password_to_a_client():
+    backend = HttpBackend("http://admin:S3cretPassw0rd@127.0.0.1:9", retries=0, timeout=5)
+    with running(backend) as server:
+        response = post(server, {"messages": USER})
+    error = openai_error(response, 503)
+    assert "S3cretPassw0rd" not in response.text and "127.0.0.1:9" in error["message"]
+
+
+def _cli_run_trace(tmp_path: Path, *options: str) -> str:
+    from react_text.backends.fake_server import FakeCompletionServer
+
+    trace = tmp_path / "run.jsonl"
+    with FakeCompletionServer(latency_s=0.0, slots=1) as fake:
+        url = fake.url.replace("http://", "http://admin:S3cretPassw0rd@")
+        cli_main(["run", f"What is 6*7? my pin: 4321 and api_key={API_KEY}", "--max-steps", "3", "--backend", "http",
+                  "--url", url, "--api", "llama", "--json", "--trace", str(trace), *options])
+    return trace.read_text()
+
+
+def test_cli_run_redacts_by_default_and_takes_redact_and_no_redact(tmp_path: Path, capsys):
+    default = _cli_run_trace(tmp_path)
+    assert API_KEY not in default and "S3cretPassw0rd" not in default and "4321" in default
+    assert "4321" not in _cli_run_trace(tmp_path, "--redact", "pin")
+    exact = _cli_run_trace(tmp_path, "--no-redact")
+    assert API_KEY in exact and "4321" in exact
+    assert "S3cretPassw0rd" not in exact  # the backend never names its password at all
+
+
+# --- 13. the tool cache isolates, verifies and applies each run's limits (issue 26, item 5) --------------
+
+
+def _lookup_tools() -> tuple[Any, Any]:
+    """Two different cacheable tools that are both called ``lookup``, at the same version."""
+    def first(word: str) -> str:
+        return f"first says {word}"
+
+    def second(word: str) -> str:
+        return f"second says {word}"
+
+    return (tool(first, name="lookup", description="Look up.", cacheable=True, version="1"),
+            tool(second, name="lookup", description="Look up.", cacheable=True, version="1"))
+
+
+def _cached_run(tmp_path: Path, classic, tools: list, args: Any, **agent: Any) -> tuple[Any, bool]:
+    """A run that makes one call through the cache in ``tmp_path``: its result, and whether the cache answered."""
+    from react_text.tools.cache import ToolCache
+
+    hits: list[dict] = []
+    backend = ScriptedBackend([act(tools[0].name, args), final("done")])
+    result = Agent(backend, tools, classic, tool_cache=ToolCache(tmp_path / "cache"),
+                   on_event=lambda e: hits.append(e) if e["event"] == "cache_hit" else None,
+                   **agent).run(f"{tools[0].name} {' '.join(args.values())}?")
+    return result, bool(hits)
+
+
+def test_cache_entries_are_bound_to_the_tool_not_its_name(tmp_path: Path, classic):
+    first, second = _lookup_tools()
+    assert _cached_run(tmp_path, classic, [first], {"word": "x"})[0].steps[0].observation_text == "first says x"
+    result, cached = _cached_run(tmp_path, classic, [second], {"word": "x"})
+    assert result.steps[0].observation_text == "second says x" and not cached
+
+
+def test_a_cache_hit_is_redacted_and_limited_like_a_fresh_result(tmp_path: Path, classic):
+    @tool(cacheable=True, version="1")
+    def profile(user: str) -> dict:
+        """A user's profile."""
+        return {"user": user, "session": "SESSION-abc123-SECRET", "bio": "x" * 50_000}
+
+    _cached_run(tmp_path, classic, [profile], {"user": "ann"})
+    hit, cached = _cached_run(tmp_path, classic, [profile], {"user": "ann"}, redact=["session"],
+                              limits=Limits(max_observation_chars=200))
+    assert cached
+    assert "SESSION-abc123-SECRET" not in hit.steps[0].observation_text
+    assert len(hit.steps[0].observation_text) <= 400
+
+
+def test_cache_entries_hold_no_raw_arguments_and_no_secrets(tmp_path: Path, classic):
+    @tool(cacheable=True, version="1")
+    def count(word: str) -> int:
+        """Count letters."""
+        return len(word)
+
+    @tool(cacheable=True, version="1")
+    def issue(user: str) -> dict:
+        """Issue a token."""
+        return {"user": user, "token": "tok-0123456789"}
+
+    _cached_run(tmp_path, classic, [count], {"word": "my-private-query"})
+    _cached_run(tmp_path, classic, [issue], {"user": "bob"})
+    entries = list((tmp_path / "cache").rglob("*.json"))
+    assert len(entries) == 1
+    assert "my-private-query" not in entries[0].read_text() and "tok-0123456789" not in entries[0].read_text()
+
+
+@pytest.mark.parametrize("damage", [
+    lambda text: text.replace("first says x", "forged text!"),
+    lambda text: "[" * 200_000 + "]" * 200_000,
+    lambda text: '{"payload": "' + "x" * 2_000_000 + '"}',
+])
+def test_a_tampered_deep_or_huge_cache_entry_is_a_miss_never_a_crash(tmp_path: Path, classic, damage):
+    first, _ = _lookup_tools()
+    _cached_run(tmp_path, classic, [first], {"word": "x"})
+    (entry,) = (tmp_path / "cache").rglob("*.json")
+    entry.write_text(damage(entry.read_text()))
+    result, cached = _cached_run(tmp_path, classic, [first], {"word": "x"})
+    assert result.status == "answered" and result.steps[0].observation_text == "first says x" and not cached

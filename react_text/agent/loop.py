@@ -71,10 +71,10 @@ class Agent:
     receives every trace event as it happens (the CLI prints from it); ``on_token`` the text of each
     model turn as it is generated. ``clock`` is injectable so tests can drive the timeout.
     ``prose="final"`` accepts bare prose as the final answer (for chat-wrapped tiny models); the
-    default treats it as a format error. ``redact`` (field names, or a ``hook(tool_name, result)``)
-    hides tool-result fields from the model and, with secret-looking values and ``name: value``
-    pairs, masks them in the trace and ``on_event``. ``tool_cache`` (a ``ToolCache``) answers calls
-    to ``cacheable`` tools from earlier runs and keeps their results.
+    default treats it as a format error. The trace and ``on_event`` mask secrets (``redaction``);
+    ``redact`` (field names, or a ``hook(tool_name, result)``) adds names and hides those tool-result
+    fields from the model too; ``redact=False`` masks nothing. ``tool_cache`` (a ``ToolCache``)
+    answers calls to ``cacheable`` tools from earlier runs and keeps their results.
 
     ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best
     matches for each question plus ``list_tools(query)``, which reveals more (``prompting.retrieval``;
@@ -124,7 +124,7 @@ class Agent:
         self.temperature = temperature
         self.seed = seed
         self.examples = examples
-        self.redact = redact
+        self.redact = None if redact is False else redact
         self._redactor = Redactor.from_option(redact)
         self.tool_cache = tool_cache
         self._clock = clock
@@ -344,7 +344,7 @@ class Agent:
             return None, False
         if isinstance(self.trace, TraceWriter):
             return self.trace, False
-        return TraceWriter(self.trace, clock=self._clock), True
+        return TraceWriter(self.trace, clock=self._clock, redactor=None), True  # ``Events`` masks with ours
 
     def _run_start(self, question: str) -> dict[str, Any]:
         return run_header(question, self.template, self.backend, self.limits, self.context_tokens, self.tools.values(),

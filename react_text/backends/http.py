@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import time
 from typing import Any, Callable, Sequence
+from urllib.parse import unquote, urlsplit
 
+from ..redaction import safe_url
 from ..types import Completion
 from .base import BackendError, estimate_tokens
 from .chat_template import render_chat_template
@@ -69,7 +71,9 @@ class HttpBackend:
             raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
         if retries < 0 or timeout <= 0 or backoff < 0:
             raise ValueError("retries and backoff must be >= 0 and timeout > 0")
-        base = base_url.rstrip("/")
+        parts = urlsplit(base_url)
+        user, password = parts.username, parts.password
+        base = safe_url(base_url).rstrip("/")  # the password goes in a header, never in a name or message
         if api == "openai" and base.endswith("/v1"):
             base = base[: -len("/v1")]
         self.base_url = base
@@ -86,6 +90,8 @@ class HttpBackend:
         self._session = requests.Session()
         if api_key:
             self._session.headers["Authorization"] = f"Bearer {api_key}"
+        elif user is not None:
+            self._session.auth = (unquote(user), unquote(password or ""))
         self._transport = Transport(requests, self._session, self.url, timeout=timeout, retries=retries,
                                     backoff=backoff, max_reply_bytes=max_reply_bytes)
         self._replies = ReplyReader(api, self.url)

@@ -12,11 +12,14 @@ from ..eval import metrics, report
 from ..eval.compare import run_compare, write_report
 from ..eval.planning import CompareError, CompareSpec, planned_task_ids, select
 from ..eval.records import load_results
+from ..redaction import Redactor
 from .options import (
     add_functions_option,
     add_long_run_options,
+    add_redaction_options,
     add_retrieval_options,
     add_template_options,
+    redaction,
     tool_cache,
     with_template_hint,
 )
@@ -51,6 +54,7 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report-only", action="store_true",
                    help="rebuild the report in --out from its results.jsonl with this version's code; run nothing")
     add_long_run_options(p)
+    add_redaction_options(p)
     add_retrieval_options(p)
     p.set_defaults(func=_cmd_compare)
 
@@ -80,10 +84,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         functions=tuple(args.functions),
         corpus=args.corpus,
         template_dirs=tuple(args.templates_dir),
+        redact=redaction(args),
     )
     # The command that makes these results: a report rebuilt later names the run, not the rebuild.
     argv = [a for a in args.argv if a != "--report-only"]
-    command = "react-text " + " ".join(shlex.quote(a) for a in argv) if argv else None
+    command = Redactor().text("react-text " + " ".join(shlex.quote(a) for a in argv)) if argv else None
     try:
         if args.report_only:
             records = select(load_results(spec.out_dir / "results.jsonl"), spec, planned_task_ids(spec))

@@ -101,6 +101,23 @@ def add_long_run_options(p: argparse.ArgumentParser, *, ctx: bool = True) -> Non
         p.add_argument("--ctx", type=int, default=None, metavar="TOKENS", help=CTX_HELP)
 
 
+def add_redaction_options(p: argparse.ArgumentParser) -> None:
+    """``--redact FIELD`` / ``--no-redact``: what the traces a command writes mask (run, compare)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--redact", action="append", default=[], metavar="FIELD",
+                       help="also mask this field in traces and hide it from the model in tool results (repeatable); "
+                            "api keys, tokens, passwords, Authorization and URL passwords are always masked")
+    group.add_argument("--no-redact", action="store_true",
+                       help="write traces exactly, secrets included (for replaying a run that holds none)")
+
+
+def redaction(args: argparse.Namespace) -> tuple[str, ...] | bool | None:
+    """``Agent(redact=...)`` for ``--redact``/``--no-redact``: the defaults (None), more names, or none (False)."""
+    if args.no_redact:
+        return False
+    return tuple(args.redact) or None
+
+
 def tool_cache(args: argparse.Namespace) -> ToolCache | None:
     """The cache across runs that ``--cache [DIR]`` asks for (None without it)."""
     if args.cache is None:

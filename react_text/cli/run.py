@@ -20,7 +20,7 @@ from ..tools.builtins import BUILTIN_ALIASES, BUILTIN_NAMES, builtin_tool
 from ..tools.fetch import fetch_tool
 from ..tools.functions import load_functions
 from ..tools.schemas import ToolDefinitionError
-from ..trace import to_jsonable
+from ..trace import private_dir, to_jsonable
 from .console import Console
 from .history import traces_dir
 from .options import (
@@ -28,10 +28,12 @@ from .options import (
     add_functions_option,
     add_llama_options,
     add_long_run_options,
+    add_redaction_options,
     add_retrieval_options,
     add_template_options,
     backend_header,
     load_template_with_hint,
+    redaction,
     tool_cache,
 )
 
@@ -66,6 +68,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
     add_long_run_options(p, ctx=False)
+    add_redaction_options(p)
     p.add_argument("--toolbox", action="store_true", help="also offer the 68 tools of react_text.eval.toolbox")
     p.add_argument("--fetch-allow", action="append", default=[], metavar="HOST",
                    help="offer fetch(url) for this host (repeatable; '*.example.org' for subdomains, 'host:port' "
@@ -78,7 +81,9 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def default_trace_path() -> Path:
     """A fresh trace file under the cache (never the working directory, which may be a repo)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return traces_dir() / f"run-{stamp}-{os.getpid()}.jsonl"
+    folder = private_dir(traces_dir())
+    folder.chmod(0o700)  # ours alone: a folder an older version made 0755 is tightened
+    return folder / f"run-{stamp}-{os.getpid()}.jsonl"
 
 
 def _run_tools(args: argparse.Namespace) -> list:
@@ -121,7 +126,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                       on_token=console.token if console is not None and console.live else None,
                       constrain=args.constrain, prose=args.prose, tool_cache=tool_cache(args),
                       tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools,
-                      quote_evidence=args.quote_evidence)
+                      quote_evidence=args.quote_evidence, redact=redaction(args))
     except (BackendError, TemplateError, ToolDefinitionError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2

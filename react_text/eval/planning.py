@@ -71,6 +71,8 @@ class CompareSpec:
     """A folder the search tool reads instead of the suite's own corpus."""
     template_dirs: tuple[str, ...] = ()
     """Folders searched for templates before ``$REACT_TEXT_PROMPTS`` and the built-ins."""
+    redact: tuple[str, ...] | bool | None = None
+    """What the traces mask, as ``Agent(redact=...)``: None the default secrets, False nothing, names more."""
 
 
 @dataclass(frozen=True)
