@@ -872,3 +872,83 @@ def test_a_tampered_deep_or_huge_cache_entry_is_a_miss_never_a_crash(tmp_path: P
     entry.write_text(damage(entry.read_text()))
     result, cached = _cached_run(tmp_path, classic, [first], {"word": "x"})
     assert result.status == "answered" and result.steps[0].observation_text == "first says x" and not cached
+
+
+# --- 14. serve: deep past calls and the server's own functions (issue 26, items 7 and 12) ----------------
+
+
+@pytest.mark.parametrize("arguments", ["[" * 100_000 + "]" * 100_000, "{\"a\": " * 50_000 + "1" + "}" * 50_000])
+def test_serve_answers_deeply_nested_past_call_arguments_with_400(arguments: str):
+    messages = USER + [
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"}]
+    with running(ScriptedBackend([final("sunny")])) as server:
+        error = openai_error(post(server, {"messages": messages, "tools": TOOLS}), 400)
+    assert "nested too deeply" in error["message"] and error["param"].endswith("function.arguments")
+
+
+@contextmanager
+def functions_server(tools: tuple, turns: list[str], **config: Any) -> Iterator[ShimHTTPServer]:
+    with running(ScriptedBackend(turns), functions=tools, api_key="k", **config) as server:
+        yield server
+
+
+def test_serve_functions_keep_each_tools_own_timeout():
+    release = threading.Event()
+
+    @tool(timeout=0.2)
+    def slow_weather(city: str) -> str:
+        """Current weather for a city."""
+        release.wait(10)
+        return "sunny"
+
+    try:
+        with functions_server((slow_weather,), [act("slow_weather", {"city": "Paris"}), final("unknown")]) as server:
+            reply = post(server, {"messages": USER}, {"Authorization": "Bearer k"})
+            assert reply.status_code == 200
+            prompts = server.service.backend.prompts
+    finally:
+        release.set()
+    assert "did not finish within 0.2 seconds" in prompts[1]
+
+
+def test_one_functions_request_holds_the_model_no_longer_than_its_deadline():
+    release = threading.Event()
+    calls: list[str] = []
+
+    @tool(timeout=None)
+    def stuck_weather(city: str) -> str:
+        """Current weather for a city."""
+        calls.append(city)
+        release.wait(10)
+        return "sunny"
+
+    turns = [act("stuck_weather", {"city": f"Paris{i}"}) for i in range(6)]
+    try:
+        with functions_server((stuck_weather,), turns, request_timeout_s=0.3) as server:
+            error = openai_error(post(server, {"messages": USER}, {"Authorization": "Bearer k"}), 504)
+    finally:
+        release.set()
+    assert error["code"] == "request_timeout" and calls == ["Paris0"]
+
+
+def test_serve_functions_need_an_api_key_even_on_loopback(tmp_path: Path, capsys):
+    @tool
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return "sunny"
+
+    with pytest.raises(ValueError, match="--functions needs --api-key"):
+        make_server(ScriptedBackend([]), ServerConfig(model_name=MODEL, functions=(get_weather,)),
+                    host="127.0.0.1", port=0)
+    waived = make_server(ScriptedBackend([]), ServerConfig(model_name=MODEL, functions=(get_weather,)),
+                         host="127.0.0.1", port=0, allow_unauthenticated_functions=True)
+    waived.server_close()
+    with functions_server((get_weather,), [final("sunny")]) as server:
+        openai_error(post(server, {"messages": USER}), 401)
+    functions = tmp_path / "f.py"
+    functions.write_text("def get_weather(city: str) -> str:\n    'Weather.'\n    return 'sunny'\n")
+    code = cli_main(["serve", "--functions", str(functions), "--backend", "http", "--url", "http://127.0.0.1:9",
+                     "--port", "0"])
+    assert code == 2 and "--functions needs --api-key" in capsys.readouterr().err

@@ -68,7 +68,7 @@ class HttpBackend:
         if api not in _APIS:
             raise ValueError(f"api must be one of {', '.join(_APIS)}, not {api!r}")
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
+            raise ValueError(f"base_url must start with http:// or https://, not {safe_url(base_url)!r}")
         if retries < 0 or timeout <= 0 or backoff < 0:
             raise ValueError("retries and backoff must be >= 0 and timeout > 0")
         parts = urlsplit(base_url)

@@ -44,6 +44,12 @@ class ServerConfig:
     """Tools this server runs itself (``serve --functions``) for requests that bring no ``tools``:
     the model's calls to them are executed here and fed back until it answers in text."""
     max_tool_rounds: int = 6
+    request_timeout_s: float = 120.0
+    """The longest one request running ``functions`` may hold the model, its tool calls included: each call
+    gets at most what is left (504 past it), so one request cannot keep every other waiting for
+    rounds x calls x timeouts."""
+    function_timeout_s: float = 30.0
+    """A ``functions`` tool's time limit when it declares none (``timeout=None``); a tool's own limit is kept."""
 
 
 class ApiError(Exception):
