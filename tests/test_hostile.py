@@ -856,7 +856,8 @@ def test_cache_entries_hold_no_raw_arguments_and_no_secrets(tmp_path: Path, clas
     _cached_run(tmp_path, classic, [count], {"word": "my-private-query"})
     _cached_run(tmp_path, classic, [issue], {"user": "bob"})
     entries = list((tmp_path / "cache").rglob("*.json"))
-    assert len(entries) == 1
+    assert len(entries) == 1 and entries[0].stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "cache").stat().st_mode & 0o777 == 0o700
     assert "my-private-query" not in entries[0].read_text() and "tok-0123456789" not in entries[0].read_text()
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..redaction import Redactor
+from ..trace import private_dir
 from ..types import Args
 from .arguments import ArgumentError, bind_args
 from .spec import Tool
@@ -146,7 +147,7 @@ class ToolCache:
         if not create:
             return None
         try:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_dir(self.folder)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             return self._secret(False)  # another run made it first
