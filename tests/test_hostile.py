@@ -953,3 +953,20 @@ def test_serve_functions_need_an_api_key_even_on_loopback(tmp_path: Path, capsys
     code = cli_main(["serve", "--functions", str(functions), "--backend", "http", "--url", "http://127.0.0.1:9",
                      "--port", "0"])
     assert code == 2 and "--functions needs --api-key" in capsys.readouterr().err
+
+
+def test_compare_keeps_a_server_password_out_of_results_and_traces(tmp_path: Path):
+    from react_text.backends.fake_server import FakeCompletionServer
+    from react_text.eval.compare import run_compare
+    from react_text.eval.planning import CompareSpec
+
+    suite = Path(__file__).resolve().parents[1] / "suites" / "arithmetic.jsonl"
+    with FakeCompletionServer(latency_s=0.0, slots=1) as a, FakeCompletionServer(latency_s=0.0, slots=1) as b, \
+            open(os.devnull, "w") as quiet:
+        urls = tuple(f.url.replace("http://", "http://admin:S3cretPassw0rd@") for f in (a, b))
+        spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / "out",
+                           backend="http", urls=urls, api="llama", limit=2, max_steps=2)
+        records = run_compare(spec, progress_stream=quiet)
+    written = [p.read_text() for p in (tmp_path / "out").rglob("*.jsonl")]
+    assert len(written) == 3 and not any("S3cretPassw0rd" in text for text in written)
+    assert {r["server"] for r in records} <= {a.url, b.url}
