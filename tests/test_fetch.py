@@ -9,7 +9,9 @@ HTTP errors.
 from __future__ import annotations
 
 import gzip
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -25,6 +27,7 @@ from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.main import build_parser
 from react_text.cli.run import _run_tools
 from react_text.protocol.dialects import format_action, format_final
+from react_text.tools import fetch as fetch_module
 from react_text.tools.fetch import FetchError, FetchPolicy, fetch, fetch_tool, host_allowed
 from react_text.tools.html_text import html_to_text
 from react_text.agent.loop import Agent
@@ -502,3 +505,35 @@ def test_html_to_text_reads_markup_as_a_browser_would():
     assert html_to_text("<svg/><p>after a self-closed svg</p>") == "after a self-closed svg"
     assert html_to_text("<script>if (a<b) {'</p>'}</script><p>shown</p>") == "shown"
     assert html_to_text("<p>before</p><div class='open") == "before"
+
+
+@pytest.fixture
+def tls_server(tmp_path, dns, monkeypatch):
+    """An https server on 127.0.0.1 whose certificate names ferry.test only, trusted by fetch here."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=ferry.test",
+                    "-addext", "subjectAltName=DNS:ferry.test", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    monkeypatch.setattr(fetch_module, "_tls", lambda: ssl.create_default_context(cafile=str(cert)))
+    dns.answers["ferry.test"] = ["127.0.0.1"]
+    dns.answers["other.test"] = ["127.0.0.1"]
+    yield httpd.server_address[1]
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_https_to_the_pinned_address_still_checks_the_certificate_against_the_host(tls_server):
+    port = tls_server
+    allow = FetchPolicy(allow=(f"ferry.test:{port}", f"other.test:{port}"), allow_private=True, timeout_s=5)
+    assert "06:40" in fetch(f"https://ferry.test:{port}/page.html", allow).text
+    with pytest.raises(FetchError) as info:  # same address, a name the certificate does not hold
+        fetch(f"https://other.test:{port}/page.html", allow)
+    assert info.value.kind == "connection" and "SSLCertVerificationError" in str(info.value)
