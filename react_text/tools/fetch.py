@@ -12,9 +12,10 @@ the checked address with the Host header and TLS name set from the URL, so no
 second DNS answer can change where it lands. Redirects are followed by hand,
 at most ``max_redirects``, each hop checked the same way. The body is streamed
 (and inflated) no further than ``max_bytes``; headers are bounded by
-``http.client`` (100 lines of 64 kB); one deadline covers resolving, connecting,
-every redirect, headers and body, enforced by cutting the socket, so a server
-dripping a byte at a time cannot outlast it. HTTP(S)_PROXY is not used: the
+``http.client`` (100 lines of 64 kB); one deadline covers connecting, every
+redirect, headers and body, enforced by cutting the socket, so a server
+dripping a byte at a time cannot outlast it (a DNS lookup is bounded by the
+system resolver's own timeout). HTTP(S)_PROXY is not used: the
 checked address is the one connected to. HTML becomes plain text in one linear
 pass (``html_text``).
 
