@@ -72,7 +72,11 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--toolbox", action="store_true", help="also offer the 68 tools of react_text.eval.toolbox")
     p.add_argument("--fetch-allow", action="append", default=[], metavar="HOST",
                    help="offer fetch(url) for this host (repeatable; '*.example.org' for subdomains, 'host:port' "
-                        "for one port); no host is reachable otherwise")
+                        "for one port); no host is reachable otherwise. A name must resolve to public addresses: "
+                        "loopback, private and link-local ones only when you list that IP or 'localhost' itself "
+                        "(127.0.0.1:8080), or with --fetch-private")
+    p.add_argument("--fetch-private", action="store_true",
+                   help="let --fetch-allow names resolve to loopback, private and link-local addresses (an intranet)")
     add_retrieval_options(p)
     add_llama_options(p)
     p.set_defaults(func=_cmd_run)
@@ -95,7 +99,7 @@ def _run_tools(args: argparse.Namespace) -> list:
             raise ValueError("--tools search needs --corpus DIR (the folder to search)")
         tools.append(builtin_tool(name, args.corpus))
     if getattr(args, "fetch_allow", None):
-        tools.append(fetch_tool(args.fetch_allow))
+        tools.append(fetch_tool(args.fetch_allow, allow_private=getattr(args, "fetch_private", False)))
     if getattr(args, "toolbox", False):
         tools += [t for t in toolbox_tools() if t.name not in {u.name for u in tools}]
     for file in args.functions:
