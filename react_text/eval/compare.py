@@ -22,7 +22,8 @@ from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 from ..tools.cache import ToolCache
 from . import metrics, report
-from .planning import Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools
+from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools,
+                       template_checks)
 from .progress import Progress
 from .records import ResultsFile, crash_record, example_value, load_results, record_from_run
 
@@ -158,7 +159,7 @@ class _CellRunner:
             tool_cache=self.tool_cache,
             tool_retrieval=self.spec.tool_retrieval,
             max_shown_tools=self.spec.max_shown_tools,
-            quote_evidence=self.spec.quote_evidence,
+            checks=template_checks(template_name)[1],
         )
         result = agent.run(task.question)
         if result.status == "interrupted":

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..prompting.episodes import episode_values
-from ..protocol.guards import copied_example_value
+from ..checks.answers import copied_example_value
 from ..trace import json_text
 from .suites import match_answer
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..checks import ALL_CHECKS, CheckName
 from .folding import fold_messages
 from .request import ShimRequestError, read_tool_choice, read_tools
 
@@ -44,6 +45,8 @@ class ServerConfig:
     """Tools this server runs itself (``serve --functions``) for requests that bring no ``tools``:
     the model's calls to them are executed here and fed back until it answers in text."""
     max_tool_rounds: int = 6
+    checks: frozenset[CheckName] = ALL_CHECKS
+    """The checks every turn gets (``checks.registry``; ``serve --checks``)."""
 
 
 class ApiError(Exception):

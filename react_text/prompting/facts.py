@@ -147,9 +147,10 @@ def facts_lead(question: str, observations: list[str], lang: str) -> str | None:
     return f"{quotes} 问题问的是{zh}" if lang == "zh" else f"{quotes} The question asks for {en}"
 
 
-def thought_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...]) -> str | None:
+def thought_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...], *,
+                 facts: bool = True, evidence: bool = True) -> str | None:
     """The quote that opens the next thought after ``observations`` (oldest first): the facts a combining
     question computes with (when a calculator is offered to compute them), else the newest result's
-    answering sentence (``evidence``), else None."""
-    lead = facts_lead(question, observations, lang) if CALCULATOR_TOOL in tool_names else None
-    return lead or (evidence_lead(question, observations[-1], lang) if observations else None)
+    answering sentence (``evidence``), else None. ``facts`` and ``evidence`` switch either off."""
+    lead = facts_lead(question, observations, lang) if facts and CALCULATOR_TOOL in tool_names else None
+    return lead or (evidence_lead(question, observations[-1], lang) if evidence and observations else None)

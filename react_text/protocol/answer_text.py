@@ -1,6 +1,6 @@
 """Answer text every layer reads alike: the canonical form of a model's text and refusal detection.
 
-Why here, in the protocol layer: the loop's answer guards need to know a
+Why here, in the protocol layer: the loop's answer checks need to know a
 refusal (a refusal is never questioned for lacking an observation) and the
 judge of a suite needs the same rule, so both read it from below them.
 """
@@ -11,7 +11,7 @@ import unicodedata
 
 import regex
 
-from .guards import is_failure_text
+from .nudges import is_failure_text
 
 # Characters NFKC leaves alone but models use interchangeably with ASCII.
 _CHAR_MAP = str.maketrans({

@@ -36,7 +36,7 @@ from typing import Any, Iterable, Mapping
 import regex
 
 from ..redaction import SECRET_FIELDS, is_secret_field
-from .guards import Nudge, say
+from .nudges import Nudge, say
 from .names import is_final_name
 
 __all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "ungrounded_values"]

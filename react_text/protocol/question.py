@@ -1,7 +1,7 @@
 """What a question itself holds and asks: its numbers, a quoted passage, whether a number is asked
 for, and whether an answer was read off the question's quote or taken from a search instead.
 
-Why apart from ``guards``: the answer checks, the evidence quote and the episode values all read a
+Why apart from ``checks.answers``: the answer checks, the evidence quote and the episode values all read a
 question (and an answer) the same way; this is that one reading. Pure functions over text.
 """
 

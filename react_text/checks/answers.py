@@ -1,4 +1,4 @@
-"""Checks on a final answer before it is accepted, shared by the loop and the shim.
+"""Checks on a final answer's text before it is accepted, shared by the loop and the shim.
 
 Why: a small model "answers" with whatever text is nearest — a tool's error
 message, an expression it never evaluated, a value copied from the few-shot
@@ -17,20 +17,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote, plain_words,
-                       question_holds, written_numbers)
+from ..protocol.nudges import Nudge, is_failure_text, say
+from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
+                                 plain_words, question_holds, written_numbers)
+from .registry import CheckName, in_order
 
-__all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
-
-
-@dataclass(frozen=True)
-class Nudge:
-    """One correction: ``code`` names the check (each fires once per run), ``message`` is the observation."""
-
-    code: str
-    message: str
-    lead: str = ""
-    """Words the loop's next thought starts with, when the correction has them."""
+__all__ = ["AnswerContext", "check_answer", "copied_example_value", "other_year"]
 
 
 @dataclass(frozen=True)
@@ -49,28 +41,11 @@ class AnswerContext:
     """Codes of the checks that already fired."""
     require_observation: bool = True
     lang: str = "en"
-    checks: frozenset[str] = field(default=frozenset({
-        "tool_error", "question_back", "expression", "example_value", "other_year", "measure",
-        "no_observation", "not_a_number", "in_question", "off_quote", "echo", "rounding"}))
-    """Which checks run; drop a code to switch one off."""
+    checks: frozenset[str] = field(default_factory=lambda: frozenset(in_order("answer")))
+    """Which checks run (``checks.registry``); drop a name to switch one off."""
 
 
-def say(lang: str, en: str, zh: str) -> str:
-    """The message in the prompt's language."""
-    return zh if lang.lower().startswith("zh") else en
-
-
-_FAILURE = re.compile(
-    r"^\s*(?:error\b|tool error|tool \S+ failed|no results? for|no results\b|timed out|timeout\b|traceback|exception\b|"
-    r"invalid (?:argument|input)|bad arguments?|there is no tool|错误|出错|没有结果|未找到结果)",
-    re.IGNORECASE,
-)
 _NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
-
-
-def is_failure_text(text: str) -> bool:
-    """Whether ``text`` reads as a tool failure or an empty search, not as a fact."""
-    return bool(_FAILURE.match(text))
 
 
 def _norm(text: str) -> str:
@@ -149,14 +124,14 @@ def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> N
     """The one correction this answer still deserves, or None to accept it.
 
     ``refusal`` says the answer declines (judged by the caller); a refusal is
-    never asked to use a tool first. The checks run in a fixed order and the
-    first that fires wins; each fires once per run (``ctx.nudged``).
+    never asked to use a tool first. The checks run in the registry's order and
+    the first that fires wins; each fires once per run (``ctx.nudged``).
     """
-    for code, check in _CHECKS:
-        if code in ctx.checks and code not in ctx.nudged:
-            nudge = check(answer, ctx, refusal)
-            if nudge is not None:
-                return nudge
+    for code in in_order("answer", ctx.checks - ctx.nudged):
+        check = _CHECKS.get(code)
+        nudge = check(answer, ctx, refusal) if check is not None else None
+        if nudge is not None:
+            return nudge
     return None
 
 
@@ -380,18 +355,10 @@ def _within(words: str, text: str) -> bool:
     return f" {words} " in f" {text} " if words.isascii() else words in text
 
 
-_CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (
-    ("tool_error", _tool_error),
-    ("question_back", _question_back),
-    ("expression", _expression),
-    ("example_value", _example_value),
-    ("other_year", _other_year),
-    ("measure", _measure),
-    ("not_a_number", _missing_number),
-    ("no_observation", _no_observation),
-    ("in_question", _in_question),
-    ("off_quote", _answer_off_quote),
-    ("echo", _echo),
-    ("rounding", _rounding),
-)
-"""Every check by its code, in the order they are tried."""
+_CHECKS: dict[CheckName, Callable[[str, AnswerContext, bool], Nudge | None]] = {
+    "tool_error": _tool_error, "question_back": _question_back, "expression": _expression,
+    "example_value": _example_value, "other_year": _other_year, "measure": _measure,
+    "not_a_number": _missing_number, "no_observation": _no_observation, "in_question": _in_question,
+    "off_quote": _answer_off_quote, "echo": _echo, "rounding": _rounding,
+}
+"""The checks on the answer text by name; the order they are tried in is the registry's."""
