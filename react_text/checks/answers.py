@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..protocol.nudges import Nudge, is_failure_text, say
+from ..protocol.numerals import written_number
 from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
                                  plain_words, question_holds, written_numbers)
 from .registry import CheckName, in_order
@@ -108,16 +109,13 @@ def copied_example_value(answer: str, example_values: frozenset[str], own_texts:
     return None
 
 
-_HOLDS_NUMBER = re.compile(
-    r"\d|[零〇一二两三四五六七八九十百千万亿]|\b(?:zero|none|no|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b",
-    re.IGNORECASE,
-)
+_NONE = re.compile(r"\b(?:none|no)\b", re.IGNORECASE)
+"""How an answer says zero in words ("none", "no boats")."""
 
 
 def _not_a_number(answer: str, question: str) -> bool:
     """The question asks for a number and the answer holds none ("Varnholt" for a population)."""
-    return asks_for_number(question) and not _HOLDS_NUMBER.search(answer)
+    return asks_for_number(question) and not written_number(answer) and not _NONE.search(answer)
 
 
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .numerals import ZH_NUMERAL, number_value
 from .results import result_lines
 
 __all__ = ["NUMBER", "asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
@@ -113,8 +114,7 @@ def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool
     return bool(numbers_in(quote) if numbers else _NAME.search(quote))
 
 
-_DIGIT_WORDS = {"one": 1, "two": 2, "three": 3, "一": 1, "两": 2, "二": 2, "三": 3, "1": 1, "2": 2, "3": 3}
-_DECIMALS = re.compile(r"\b(one|two|three|[123])\s+decimal\s+places?\b|保留(一|两|二|三|[123])位小数", re.IGNORECASE)
+_DECIMALS = re.compile(rf"\b(\d+|[a-z]+)\s+decimal\s+places?\b|保留(\d+|{ZH_NUMERAL.pattern})位小数", re.IGNORECASE)
 _WHOLE = re.compile(r"\bnearest\s+(?:whole(?:\s+\w+)?|integer|crown|pound|euro|dollar|yuan|person|year|day|"
                     r"metre|meter|kilometre|kilometer|percent|per\s*cent)\b|\bwhole\s+number\b|"
                     r"四舍五入到整数|取整|精确到个位|保留整数", re.IGNORECASE)
@@ -123,7 +123,8 @@ _WHOLE = re.compile(r"\bnearest\s+(?:whole(?:\s+\w+)?|integer|crown|pound|euro|d
 def asked_decimals(question: str) -> int | None:
     """How many decimals the question asks its answer to be rounded to ("to two decimal places": 2,
     "to the nearest whole number", "四舍五入到整数": 0), or None when it asks for no rounding."""
-    found = _DECIMALS.search(question)
-    if found:
-        return _DIGIT_WORDS[(found.group(1) or found.group(2)).lower()]
+    for found in _DECIMALS.finditer(question):
+        places = number_value(found.group(1) or found.group(2))
+        if places is not None:
+            return int(places)
     return 0 if _WHOLE.search(question) else None
