@@ -1,6 +1,6 @@
 """A second look before a refusal: the engine searches once with the question's own words.
 
-Why: a small model's query often drops the word that matters ("Varnholt town" for a
+Why: a small model's query often drops the word that matters ("Tarnwick town" for a
 population), and then it refuses the way the refusal episode does after a search. Before
 such a refusal stands, the loop runs the ``search`` tool with the question itself. When a
 result the model has not seen holds a sentence that plainly answers the question

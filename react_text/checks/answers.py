@@ -114,7 +114,7 @@ _NONE = re.compile(r"\b(?:none|no)\b", re.IGNORECASE)
 
 
 def _not_a_number(answer: str, question: str) -> bool:
-    """The question asks for a number and the answer holds none ("Varnholt" for a population)."""
+    """The question asks for a number and the answer holds none ("Tarnwick" for a population)."""
     return asks_for_number(question) and not written_number(answer) and not _NONE.search(answer)
 
 
@@ -169,7 +169,7 @@ _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
 
 def other_year(answer: str, question: str, observations: Iterable[str]) -> tuple[str, str] | None:
     """(the question's year, the result's year) when the answer's number comes from a result line about
-    another year and no result mentions the year the question asks about: "青石镇在1900年有多少人口？"
+    another year and no result mentions the year the question asks about: "松林镇在1900年有多少人口？"
     answered with 2022's 26,480. None otherwise, and for an answer that is itself a date."""
     asked = set(_YEAR.findall(question))
     if not asked or _YEAR.search(answer) or any(y in o for o in observations for y in asked):
@@ -209,7 +209,7 @@ _COUNT = re.compile(r"\bhow\s+many\b|多少(?:条|个|名|只|位|本|辆|台|�
 
 
 def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
-    """A count asked for ("白鹭湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
+    """A count asked for ("月湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
     the model answered with the nearest number it found. The question's own units ("How many kilometres")
     are allowed in the answer."""
     if refusal or not _COUNT.search(ctx.question):
@@ -308,8 +308,8 @@ def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None
 
 
 def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
-    """An answer that only repeats a name the question gives ("青石镇和哪个外国城镇结为友好城镇？" answered
-    "青石镇"): the model named the question's subject instead of what was asked. Not one read off the
+    """An answer that only repeats a name the question gives ("松林镇和哪个外国城镇结为友好城镇？" answered
+    "松林镇"): the model named the question's subject instead of what was asked. Not one read off the
     question's own quote, which is where such an answer belongs; only for a question that asks for a
     name (``question.asks_for_name``: not a choice it offers, not a number, which is ``not_a_number``'s)."""
     words = plain_words(answer)

@@ -18,7 +18,7 @@ of what its passage, or an earlier result from the same file, is about (the capi
 words, or the Chinese text, before the first sentence's verb, without a title's aside),
 but only when the question names that subject in full, and the sentence must then hold
 every other word of the question: "The club was founded in 1921" in a passage about
-Varnholt Anchors FC never answers when Varnholt itself was founded, nor "The lake has a
+Tarnwick Rovers FC never answers when Tarnwick itself was founded, nor "The lake has a
 maximum depth of 48 metres" its average depth.
 
 ``read_sentences`` is that reading of a result list; ``facts`` reads results with it too.
@@ -56,7 +56,7 @@ _REFERENCE = re.compile(r"(?:it|its|she|her|he|his|they|their|(?:the|this)\s+(?P
 _SUBJECT_END = re.compile(r"\s(?:is|was|are|were|has|had|have)\s|是|位于")
 """Where the subject of a passage's first sentence ends."""
 _ASIDE = re.compile(r"[(（][^)）]*[)）]")
-"""A title's aside ("Varnholt (town)", "沈绮蘅（刺绣艺术家）"): not part of the name."""
+"""A title's aside ("Tarnwick (town)", "沈绮蘅（刺绣艺术家）"): not part of the name."""
 _NAME_WORD = re.compile(r"\b[A-Z][\w'-]*|[\u3400-\u9fff]+")
 _OPERAND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:%|倍|percent\b|per\s*cent\b|times\b)", re.IGNORECASE)
 """A number the question computes with ("3倍", "15%", "4 times"), not one the fact must hold."""

@@ -99,8 +99,8 @@ _NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
 
 def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
     """The question quotes the passage to answer from, and the answer takes a number or a name from a
-    search result instead ("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened…'?" answered
-    "Ilse Marrow", the mayor a search found), while the quote holds a value of that kind."""
+    search result instead ("Who is the mayor in this sentence: 'Mayor Odda Berg opened…'?" answered
+    "Pell Orin", the mayor a search found), while the quote holds a value of that kind."""
     quote = quoted_text(question)
     if quote is None:
         return False
