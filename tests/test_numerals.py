@@ -41,3 +41,18 @@ def test_four_decimal_places_get_the_rounding_correction() -> None:
     ctx = AnswerContext(question="What is 22 / 7? Round to four decimal places.", observations=("3.142857142857",))
     nudge = check_answer("3.142857142857", ctx)
     assert nudge is not None and nudge.code == "rounding" and "3.1429" in nudge.message
+
+
+@pytest.mark.parametrize(("question", "places"), [
+    ("How much is it in all? Round to the nearest crown.", 0),
+    ("How much is it in all? Round to the nearest zloty.", 0),
+    ("What share is that, rounded to nearest percent?", 0),
+    ("How far is it, to the nearest whole kilometre?", 0),
+    ("What is 22 / 7 to the nearest tenth?", 1),
+    ("What is 22 / 7 to the nearest hundredth?", 2),
+    ("How many people is that, to the nearest hundred?", None),
+    ("Which is the nearest town to the lake?", None),
+    ("结果四舍五入到整数。", 0),
+])
+def test_rounding_to_the_nearest_unit_needs_no_list_of_units(question: str, places: int | None) -> None:
+    assert asked_decimals(question) == places

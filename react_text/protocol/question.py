@@ -100,7 +100,7 @@ _NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
 def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
     """The question quotes the passage to answer from, and the answer takes a number or a name from a
     search result instead ("Who is the mayor in this sentence: 'Mayor Odda Berg opened…'?" answered
-    "Pell Orin", the mayor a search found), while the quote holds a value of that kind."""
+    "Cato Vren", the mayor a search found), while the quote holds a value of that kind."""
     quote = quoted_text(question)
     if quote is None:
         return False
@@ -115,9 +115,14 @@ def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool
 
 
 _DECIMALS = re.compile(rf"\b(\d+|[a-z]+)\s+decimal\s+places?\b|保留(\d+|{ZH_NUMERAL.pattern})位小数", re.IGNORECASE)
-_WHOLE = re.compile(r"\bnearest\s+(?:whole(?:\s+\w+)?|integer|crown|pound|euro|dollar|yuan|person|year|day|"
-                    r"metre|meter|kilometre|kilometer|percent|per\s*cent)\b|\bwhole\s+number\b|"
-                    r"四舍五入到整数|取整|精确到个位|保留整数", re.IGNORECASE)
+_FRACTIONS = {"tenth": 1, "hundredth": 2, "thousandth": 3}
+_NEAREST = re.compile(r"\b(?:round(?:ed|ing)?\s+)?to\s+(?:the\s+)?nearest\s+(?:whole\s+)?([a-z]+)"
+                      r"|\bnearest\s+(?:whole|integer)\b|\bwhole\s+number\b|四舍五入到整数|取整|精确到个位|保留整数",
+                      re.IGNORECASE)
+"""Rounding to a unit: "to the nearest pound", "rounded to nearest percent", "to the nearest tenth" (any unit
+word: the question names its own), "四舍五入到整数"."""
+_SCALES = frozenset({"ten", "hundred", "thousand", "million"})
+"""Rounding to the nearest ten, hundred, ...: no decimals to check, and not a whole number either."""
 
 
 def asked_decimals(question: str) -> int | None:
@@ -127,4 +132,9 @@ def asked_decimals(question: str) -> int | None:
         places = number_value(found.group(1) or found.group(2))
         if places is not None:
             return int(places)
-    return 0 if _WHOLE.search(question) else None
+    for found in _NEAREST.finditer(question):
+        unit = (found.group(1) or "").casefold().rstrip("s")
+        if unit in _SCALES:
+            continue
+        return _FRACTIONS.get(unit, 0)
+    return None
