@@ -16,7 +16,7 @@ from react_text.eval.suites import load_suite, match_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_RULES = ("react_text.checks", "react_text.protocol.answer_text", "react_text.protocol.guards",
-                "react_text.protocol.question", "react_text.protocol.numerals", "react_text.protocol.nudges",
+                "react_text.protocol.question", "react_text.protocol.nudges",
                 "react_text.prompting.episodes", "react_text.prompting.evidence", "react_text.prompting.facts",
                 "react_text.lexicon")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..protocol.nudges import Nudge, is_failure_text, say
-from ..protocol.numerals import written_number
+from ..lexicon.numbers import written_number
 from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
                                  plain_words, question_holds, written_numbers)
 from .registry import CheckName, in_order

@@ -29,6 +29,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..lexicon import zh
+from ..lexicon.cjk import HAN
+
 from ..protocol.question import asks_for_number, numbers_in
 from ..protocol.results import result_lines
 from ..tools.search import query_terms
@@ -57,10 +60,9 @@ _SUBJECT_END = re.compile(r"\s(?:is|was|are|were|has|had|have)\s|是|位于")
 """Where the subject of a passage's first sentence ends."""
 _ASIDE = re.compile(r"[(（][^)）]*[)）]")
 """A title's aside ("Tarnwick (town)", "沈绮蘅（刺绣艺术家）"): not part of the name."""
-_NAME_WORD = re.compile(r"\b[A-Z][\w'-]*|[\u3400-\u9fff]+")
+_NAME_WORD = re.compile(rf"\b[A-Z][\w'-]*|[{HAN}]+")
 _OPERAND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:%|倍|percent\b|per\s*cent\b|times\b)", re.IGNORECASE)
 """A number the question computes with ("3倍", "15%", "4 times"), not one the fact must hold."""
-_ORDINALS_ZH = "一二三四五六七八九十"
 
 
 def terms(text: str) -> tuple[set[str], set[str]]:
@@ -176,7 +178,7 @@ def evidence_lead(question: str, observation: str, lang: str) -> str | None:
 def quote(k: int, sentence: str, lang: str) -> str:
     """Result ``[k]``'s sentence as the episodes quote it, opening a thought."""
     if lang == "zh":
-        ordinal = _ORDINALS_ZH[k - 1] if 1 <= k <= len(_ORDINALS_ZH) else str(k)
+        ordinal = zh.ONE_TO_TEN[k - 1] if 1 <= k <= len(zh.ONE_TO_TEN) else str(k)
         return f" 第{ordinal}条结果写的是：“{sentence}”"
     return f' Result [{k}] says: "{sentence}"'
 

@@ -38,14 +38,15 @@ import regex
 from ..redaction import SECRET_FIELDS, is_secret_field
 from .nudges import Nudge, say
 from .names import is_final_name
-from .numerals import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
+from ..lexicon.cjk import HAN
+from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
 
 __all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
 _NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _WORD = regex.compile(r"[^\W\d_]{3,}")
-_CJK = regex.compile(r"\p{Han}+")
+_CJK = regex.compile(f"[{HAN}]+")
 _DIGITS = regex.compile(r"\d+")
 _STOP = frozenset("the and for with from that this what which into per are was".split())
 _MULTIPLES = {"half": 0.5, "twice": 2.0, "double": 2.0, "pair": 2.0, "triple": 3.0, "once": 1.0}

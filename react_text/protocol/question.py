@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import re
 
-from .numerals import ZH_NUMERAL, number_value
+from ..lexicon.numbers import NUMBER, ZH_NUMERAL, number_value
 from .results import result_lines
 
 __all__ = ["NUMBER", "asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
            "quoted_text", "written_numbers"]
 
-NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-"""A number as written: digits, thousands commas, decimals ("48,213", "2.40")."""
 
 
 def numbers_in(text: str) -> set[str]:

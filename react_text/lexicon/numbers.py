@@ -1,4 +1,4 @@
-"""Numbers written in words: the one definition every reader of questions, answers and call values uses.
+"""Numbers as written, in digits or words: the one definition every reader of questions, answers and call values uses.
 
 Why one: the answer checks, the rounding request and the call-values check each kept their own list of
 number words, and one of them lacked the teens and sixty to ninety, so "Fifteen boats" was told it held
@@ -9,20 +9,14 @@ from __future__ import annotations
 
 import regex
 
-__all__ = ["EN_NUMBER_WORDS", "ZH_NUMERAL", "en_number_words", "number_value", "written_number", "zh_value"]
+from . import en, zh
 
-_UNITS_EN = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-             "sixteen seventeen eighteen nineteen").split()
-_TENS_EN = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-EN_NUMBER_WORDS: dict[str, float] = (
-    {w: float(i) for i, w in enumerate(_UNITS_EN)}
-    | {w: float(10 * i) for i, w in enumerate(_TENS_EN, 2)}
-    | {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "dozen": 12.0}
-)
-"""English number words and their values ("seventy-two" is read as its two words)."""
+__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "en_number_words", "number_value", "written_number", "zh_value"]
 
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
+NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?")
+"""A number as written in digits: thousands commas, decimals ("48,213", "2.40")."""
+EN_NUMBER_WORDS = en.NUMBER_WORDS
+_ZH_DIGITS, _ZH_UNITS = zh.DIGITS, zh.NUMBER_UNITS
 ZH_NUMERAL = regex.compile(f"[{''.join(_ZH_DIGITS)}{''.join(_ZH_UNITS)}]+")
 """A Chinese numeral (``三``, ``十二``, ``两千``)."""
 
