@@ -164,3 +164,15 @@ def test_compare_runs_each_checks_cell_with_its_own_set(tmp_path) -> None:
                                   progress_stream=open("/dev/null", "w"))
     by_cell = {r["template"]: r for r in records}
     assert by_cell["classic"]["answer"] == "2.33" and by_cell["classic checks=none"]["answer"] == "2.333333"
+
+
+def test_the_shims_call_checks_follow_the_same_switches() -> None:
+    tools = [{"type": "function", "function": {"name": "convert", "description": "Convert an amount of money.",
+                                               "parameters": {"type": "object", "properties": {
+                                                   "amount": {"type": "number"}}, "required": ["amount"]}}}]
+    messages = [{"role": "user", "content": "Convert my savings to dollars."}]
+    call = act("convert", {"amount": 250})
+    checked = tool_calls(messages, tools, backend=ScriptedBackend([call, call]), constrain=False)
+    assert checked["format_errors"] == ["guard:ungrounded"]
+    plain = tool_calls(messages, tools, backend=ScriptedBackend([call, call]), constrain=False, checks="-ungrounded")
+    assert plain["format_errors"] == [] and plain["message"]["tool_calls"][0]["function"]["name"] == "convert"

@@ -290,11 +290,16 @@ class _Attempts:
     def _guarded(self, verdict: Verdict) -> Verdict:
         """An "auto" answer that the answer checks catch, an "auto" first move that passes over the tool
         the question clearly asks for, or a call with values from nowhere (``grounding``), becomes a
-        problem (one nudge per check)."""
+        problem (one nudge per check). The call checks run in the registry's order, as in the loop."""
         if self.request.choice.mode != "auto" or verdict.problem is not None:
             return verdict
         if verdict.calls:
-            return self._passed_over(verdict) or self._ungrounded(verdict) or self._unfit(verdict) or verdict
+            checks = {"tool_choice": self._passed_over, "ungrounded": self._ungrounded, "no_fit": self._unfit}
+            for check in in_order("call", self.request.checks):
+                found = checks[check](verdict) if check in checks else None
+                if found is not None:
+                    return found
+            return verdict
         if verdict.answer is None:
             return verdict
         tried_call = any(code in ("bad_arguments", "unknown_tool") for code in self.errors)
@@ -324,7 +329,7 @@ class _Attempts:
         after a correction goes through. No lead: started with "None of my tools can do that, so",
         it also declines what it knows ("Who wrote Pride and Prejudice?")."""
         r = self.request
-        if not r.unfit or self.errors or "no_fit" not in r.checks:  # after a correction, the model has had its say
+        if not r.unfit or self.errors:  # a call made after a correction: the model has had its say
             return None
         nudge = unfit_nudge(verdict.calls[0][0], list(r.schemas), r.answer_context.lang)
         self.nudged.add(nudge.code)
@@ -333,7 +338,7 @@ class _Attempts:
     def _ungrounded(self, verdict: Verdict) -> Verdict | None:
         """A call with values from nowhere (``grounding``) gets one correction."""
         r = self.request
-        if "ungrounded" not in r.checks or "ungrounded" in self.nudged:
+        if "ungrounded" in self.nudged:
             return None
         for name, args in verdict.calls:
             nudge = check_call(name, args, r.schemas.get(name), r.grounds, r.example_arguments,
