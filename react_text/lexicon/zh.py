@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DIGITS", "NUMBER_UNITS", "ONE_TO_TEN", "REFUSALS", "STOPWORDS"]
+__all__ = ["DIGITS", "MEASURE_WORDS", "NUMBER_UNITS", "ONE_TO_TEN", "REFUSALS", "STOPWORDS"]
 
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 """Digits of a Chinese numeral."""
@@ -10,6 +10,9 @@ NUMBER_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_00
 """Place units of a Chinese numeral (``三百``, ``两万``)."""
 ONE_TO_TEN = "一二三四五六七八九十"
 """The numerals one to ten in order, for writing a count ("第三")."""
+
+MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
+"""The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
 
 STOPWORDS = frozenset("什么 多少 哪个 哪些 怎么 为什么 是否 如何 请问 一下 的 是 了 吗 呢 在 和".split())
 """Words (and character pairs) of a query that say nothing about its topic."""

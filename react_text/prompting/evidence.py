@@ -43,9 +43,7 @@ _ANSWER_WORDS = frozenset(
 """Words that say how to answer, not what about (beyond the search tool's stopwords)."""
 _CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问和与及或")
 """Chinese function characters: a character pair holding one says nothing about the topic."""
-MEASURE_WORDS_ZH = "名个位座条本辆种次家所只头台件张支艘棵"
-"""The measure words that follow 多少/几 ("多少名", "几座")."""
-_HOW_MANY_ZH = re.compile(f"(?:多少|几)[{MEASURE_WORDS_ZH}]?")
+_HOW_MANY_ZH = re.compile(f"(?:多少|几)[{zh.MEASURE_WORDS}]?")
 """"How many" with its measure word (多少名, 几座): the shape of the answer, not its topic."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
