@@ -56,3 +56,11 @@ def test_four_decimal_places_get_the_rounding_correction() -> None:
 ])
 def test_rounding_to_the_nearest_unit_needs_no_list_of_units(question: str, places: int | None) -> None:
     assert asked_decimals(question) == places
+
+
+@pytest.mark.parametrize("question", ["湖边一共有多少张长椅？", "渡轮一天开多少次？", "湖里有多少条鱼？", "镇上有多少人？"])
+def test_every_measure_word_of_a_count_makes_a_count_question(question: str) -> None:
+    """The measure check reads the lexicon's one list of measure words (it lacked 张, 次, 件, 种)."""
+    ctx = AnswerContext(question=question, observations=("湖的面积为58.3平方公里。",), lang="zh")
+    nudge = check_answer("58.3平方公里", ctx)
+    assert nudge is not None and nudge.code == "measure"

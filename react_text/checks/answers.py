@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..protocol.nudges import Nudge, is_failure_text, say
+from ..lexicon import zh
 from ..lexicon.numbers import written_number
 from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
                                  plain_words, question_holds, written_numbers)
@@ -205,7 +206,7 @@ _MEASURES = {
 }
 _MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE)
             for name, pattern in _MEASURES.items()}
-_COUNT = re.compile(r"\bhow\s+many\b|多少(?:条|个|名|只|位|本|辆|台|家|所|座|棵|支|艘|头|人)", re.IGNORECASE)
+_COUNT = re.compile(rf"\bhow\s+many\b|多少[{zh.MEASURE_WORDS}人]", re.IGNORECASE)
 
 
 def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
