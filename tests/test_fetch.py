@@ -31,7 +31,6 @@ from react_text.tools import fetch as fetch_module
 from react_text.tools.fetch import FetchError, FetchPolicy, fetch, fetch_tool, host_allowed
 from react_text.tools.html_text import html_to_text
 from react_text.agent.loop import Agent
-from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
 from react_text.tools.calling import call_tool
 
@@ -342,7 +341,7 @@ def test_an_agent_reads_a_page_and_is_told_about_a_refusal(server):
     ]
     # the refused host is one the model made up: the grounding check would question it first
     agent = Agent(ScriptedBackend(turns), [fetch_tool([f"127.0.0.1:{port}"])], load_template("classic"),
-                  limits=Limits(require_grounded_calls=False))
+                  checks="-ungrounded")
     result = agent.run("When does the first Varnholt ferry leave?")
     assert result.status == "answered"
     refused, page = result.steps[0], result.steps[1]

@@ -10,6 +10,7 @@ import argparse
 from typing import Sequence
 
 from ..backends.build import build_backend
+from ..checks import ALL_CHECKS, CHECKS, CheckName, parse_checks
 from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.cache import ToolCache
 
@@ -83,8 +84,21 @@ def add_retrieval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-retrieval", action="store_true",
                    help="with many tools, show the model only the best matches for the question plus list_tools")
     p.add_argument("--max-shown-tools", type=int, default=8, help="tools shown with --tool-retrieval (default: 8)")
-    p.add_argument("--no-quote-evidence", dest="quote_evidence", action="store_false",
-                   help="do not open the model's next thought with the search result sentence that answers the question")
+
+
+def add_checks_option(p: argparse.ArgumentParser) -> None:
+    """``--checks``: which of the engine's corrections and leads run (``checks.registry``), the same in
+    ``run``, ``compare`` and ``serve``; the default is ``Agent``'s and ``tool_calls``'s (all)."""
+    p.add_argument("--checks", type=_checks, default=ALL_CHECKS, metavar="SPEC",
+                   help="the engine's checks and leads: all (default), none (the plain engine), -rounding,-facts "
+                        f"(all but those) or rounding,facts (only those); names: {', '.join(c.name for c in CHECKS)}")
+
+
+def _checks(spec: str) -> frozenset[CheckName]:
+    try:
+        return parse_checks(spec)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_long_run_options(p: argparse.ArgumentParser, *, ctx: bool = True) -> None:

@@ -24,6 +24,7 @@ from ..trace import private_dir, to_jsonable
 from .console import Console
 from .history import traces_dir
 from .options import (
+    add_checks_option,
     _llama_backend,
     add_functions_option,
     add_llama_options,
@@ -63,8 +64,6 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--constrain", action="store_true", help="constrain each turn with a grammar")
     p.add_argument("--prose", choices=("error", "final"), default="error",
                    help="bare prose without labels: a format error or the final answer")
-    p.add_argument("--require-observation", action="store_true",
-                   help="refuse (once) a final answer given before any tool result")
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
     add_long_run_options(p, ctx=False)
@@ -78,6 +77,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fetch-private", action="store_true",
                    help="let --fetch-allow names resolve to loopback, private and link-local addresses (an intranet)")
     add_retrieval_options(p)
+    add_checks_option(p)
     add_llama_options(p)
     p.set_defaults(func=_cmd_run)
 
@@ -120,7 +120,7 @@ def _run_backend(args: argparse.Namespace):
 def _cmd_run(args: argparse.Namespace) -> int:
     try:
         limits = Limits(max_steps=args.max_steps, max_turn_tokens=args.max_turn_tokens, timeout_s=args.timeout,
-                        require_observation=args.require_observation, max_parallel_tools=args.parallel)
+                        max_parallel_tools=args.parallel)
         template = load_template_with_hint(args.template, args.templates_dir)
         tools = _run_tools(args)
         backend = _run_backend(args)
@@ -130,7 +130,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                       on_token=console.token if console is not None and console.live else None,
                       constrain=args.constrain, prose=args.prose, tool_cache=tool_cache(args),
                       tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools,
-                      quote_evidence=args.quote_evidence, redact=redaction(args))
+                      checks=args.checks, redact=redaction(args))
     except (BackendError, TemplateError, ToolDefinitionError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2

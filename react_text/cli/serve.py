@@ -14,6 +14,7 @@ from ..fc.server import make_server, serve
 from ..prompting.templates import TemplateError, load_examples
 from ..tools.functions import load_functions
 from .options import (
+    add_checks_option,
     _llama_backend,
     add_functions_option,
     add_llama_options,
@@ -54,6 +55,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--examples", default=None,
                    help="JSON file of few-shot episodes written for your tools (default: the template's own)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    add_checks_option(p)
     add_llama_options(p)
     p.set_defaults(func=_cmd_serve)
 
@@ -72,7 +74,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         examples = load_examples(args.examples) if args.examples else None
         config = ServerConfig(model_name=model, template=template, constrain=args.constrain,
                               default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples,
-                              functions=functions, request_timeout_s=args.request_timeout,
+                              functions=functions, request_timeout_s=args.request_timeout, checks=args.checks,
                               api_key=args.api_key or os.environ.get("REACT_TEXT_API_KEY") or None)
         server = make_server(backend, config, host=args.host, port=args.port,
                              allow_remote=args.allow_remote,

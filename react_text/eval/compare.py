@@ -23,7 +23,8 @@ from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 from ..redaction import safe_url
 from ..tools.cache import ToolCache
 from . import metrics, report
-from .planning import Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools
+from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools,
+                       template_checks)
 from .progress import Progress
 from .records import ResultsFile, crash_record, example_value, load_results, record_from_run
 
@@ -159,8 +160,8 @@ class _CellRunner:
             tool_cache=self.tool_cache,
             tool_retrieval=self.spec.tool_retrieval,
             max_shown_tools=self.spec.max_shown_tools,
-            quote_evidence=self.spec.quote_evidence,
             redact=self.spec.redact,
+            checks=template_checks(template_name)[1],
         )
         result = agent.run(task.question)
         if result.status == "interrupted":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..checks import ALL_CHECKS, CheckName
 from .folding import fold_messages
 from .request import ShimRequestError, read_tool_choice, read_tools
 
@@ -50,6 +51,8 @@ class ServerConfig:
     rounds x calls x timeouts."""
     function_timeout_s: float = 30.0
     """A ``functions`` tool's time limit when it declares none (``timeout=None``); a tool's own limit is kept."""
+    checks: frozenset[CheckName] = ALL_CHECKS
+    """The checks every turn gets (``checks.registry``; ``serve --checks``)."""
 
 
 class ApiError(Exception):

@@ -165,6 +165,7 @@ class ChatService:
                 parallel_tool_calls=request.parallel_tool_calls,
                 examples=self.config.examples,
                 on_content=on_content,
+                checks=self.config.checks,
             )
         except ShimRequestError as exc:
             raise bad_request(exc.message, exc.param) from exc

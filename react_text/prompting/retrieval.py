@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..lexicon.cjk import CJK
+
 from ..tools.spec import tool
 from ..tools.search import query_terms  # the search tool's terms: one notion of a "word" in the project
 from .tool_views import describe_tools, json_args
@@ -49,7 +51,7 @@ _OPEN_ARGUMENTS = frozenset({"query", "q", "question", "prompt", "search", "keyw
                              "code", "input", "command", "url", "answer"})
 """Arguments that take free text to work on (or, for a ``final_answer`` tool, give the answer): a tool
 with one serves questions in any words."""
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK}]")
 
 
 def tool_terms(text: str) -> list[str]:
