@@ -309,6 +309,22 @@ def test_sandbox_refuses_a_value_before_building_it(body: str):
     assert "out of memory" not in info.value.reason and "took longer" not in info.value.reason
 
 
+@pytest.mark.parametrize("body", [
+    "{{ (('%(a)200000s' * 18000) % {'a': 1})|length }}",
+    "{{ ('{0:200000}' * 1000).format(1)|length }}",
+    "{{ ('%.100000f' * 30)|format(1.0)|length }}",
+    "{% set a = 'x' * 100000 %}{{ (('%(a)s' * 1000) % {'a': a})|length }}",
+    "{% set a = 'x' * 100000 %}{{ ('{0}' * 1000).format(a)|length }}",
+    "{% set a = 'x' * 100000 %}{{ ('{a}' * 1000).format_map({'a': a})|length }}",
+    "{% set n = namespace(a='x' * 100000) %}{{ ('{0.a}' * 1000).format(n)|length }}",
+])
+def test_sandbox_sums_a_formats_widths_and_repeated_fields_before_building_it(body: str):
+    with pytest.raises(SandboxError, match="too expensive: format widths, precisions and fields add up"):
+        render(body)
+    assert render("{{ '%5.2f|%(b)3s' % {'b': 1} if false else '%5.2f|%3s' % (3.14159, 1) }}") == " 3.14|  1"
+    assert render("{{ '{:>4}{x!r}{0.real}'.format(7, x='y') }}|{{ '%d%%'|format(5) }}") == "   7'y'7|5%"
+
+
 def test_sandbox_refuses_quadratic_sum_of_lists():
     with pytest.raises(SandboxError, match="sum only adds numbers"):
         render("{% set l = [[0] * 10] * 19999 %}{{ l|sum(start=[])|length }}")
