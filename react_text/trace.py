@@ -27,8 +27,10 @@ any folder the writer creates ``0700``.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
@@ -136,6 +138,24 @@ def private_dir(folder: str | os.PathLike[str]) -> Path:
     return path
 
 
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """``path`` opened for reading in binary, or ``OSError`` when it is not a regular file.
+
+    A trace folder or a path someone typed may name a FIFO, which would block
+    an ordinary open for ever, or a device that never ends (``/dev/zero``).
+    The open is non-blocking, so a FIFO returns at once, and the type is read
+    from the opened file itself, so nothing can be swapped in between.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """All events of a trace; a torn last line (crash mid-write) is skipped.
 
@@ -145,7 +165,8 @@ def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """
     p = Path(path)
     try:
-        raw = p.read_text(encoding="utf-8", errors="replace")
+        with open_regular(p) as fh:
+            raw = fh.read().decode("utf-8", errors="replace")
     except OSError as exc:
         raise TraceError(f"cannot read trace {p}: {exc.strerror or exc}") from None
     lines = raw.split("\n")

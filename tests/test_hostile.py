@@ -40,7 +40,7 @@ from react_text.prompting.render_budget import RenderLimits
 from react_text.prompting.sandbox import GuardedEnvironment, SandboxError, compile_template, render_limited
 from react_text.fc.endpoint import ServerConfig
 from react_text.fc.server import ShimHTTPServer, make_server
-from react_text.prompting.templates import load_template
+from react_text.prompting.templates import TemplateError, builtin_folder, load_template
 from react_text.tools.spec import tool
 from react_text.trace import TraceWriter, json_text, read_trace
 
@@ -274,6 +274,26 @@ def test_replay_of_a_deeply_nested_trace_is_a_clean_error(tmp_path: Path, capsys
     assert cli_main(["replay", str(path)]) == 2
     err = capsys.readouterr().err
     assert "nested too deeply" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_deeply_nested_user_template_breaks_only_itself_and_names_its_file(tmp_path: Path, capsys):
+    source = (builtin_folder() / "classic.j2").read_text()
+    (tmp_path / "front.j2").write_text(source.replace("name: classic", "name: front").replace(
+        "description: ", f"description: {DEEP}\nnote: ", 1))
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "deep.json").write_text(DEEP)
+    (tmp_path / "shots.j2").write_text(source.replace("name: classic", "name: shots\nexamples: deep"))
+    assert load_template("classic", [tmp_path]).name == "classic"  # the neighbours still load
+    with pytest.raises(TemplateError, match=r"front\.j2:6: bad JSON for 'description': nested too deeply"):
+        load_template("front", [tmp_path])
+    with pytest.raises(TemplateError, match=r"deep\.json: bad JSON in examples: nested too deeply"):
+        load_template("shots", [tmp_path])
+    assert cli_main(["templates", "--templates-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "front.j2:6" in err and "deep.json" in err and "Traceback" not in err
 
 
 # --- 3. sandbox limits checked before building ------------------------------------------------------
@@ -662,6 +682,70 @@ def test_replay_of_a_malformed_trace_is_one_clean_line(tmp_path: Path, capsys):
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("react-text replay:")
     assert cli_main(["replay", str(tmp_path)]) == 2  # a folder
     assert "Traceback" not in capsys.readouterr().err
+
+
+EVIL = "a\x1b]0;pwned\x07b\x1b[2Jc\rd\x9b1Ae\u202egnp.exe\u2066f\x00"
+"""A window retitle, a screen wipe, a carriage return, an 8-bit CSI and a bidi override."""
+
+
+def trace_lines(*events: dict) -> str:
+    return "".join(json.dumps(e) + "\n" for e in events)
+
+
+@pytest.fixture
+def traces_home(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path))
+    (tmp_path / "traces").mkdir()
+    return tmp_path / "traces"
+
+
+def test_traces_list_and_show_escape_control_and_bidi_characters(traces_home: Path, capsys):
+    (traces_home / "run\x1b[31m.jsonl").write_text(trace_lines(
+        {"event": "run_start", "question": EVIL, "model": EVIL, "template": {"name": EVIL}},
+        {"event": "run_end", "status": EVIL, "answer": EVIL, "totals": {"steps": 1}}))
+    for argv in (["traces"], ["traces", "--json"], ["traces", "show", "1"], ["traces", "show", "nothing\x1b[2J"]):
+        cli_main(argv)
+        printed = "".join(capsys.readouterr())
+        assert not any(ch in printed for ch in "\x1b\x07\r\x9b\u202e\u2066\x00"), argv
+        assert "gnp.exe" in printed or argv[-1].startswith("nothing")
+    cli_main(["traces", "--json"])
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["question"] == EVIL and "\\u001b" in line  # still JSON, same text
+
+
+def test_traces_skip_wrong_typed_and_deeply_nested_records_with_a_note(traces_home: Path, capsys):
+    good = {"event": "run_start", "question": "fine?", "template": {"name": "classic"}}
+    end = {"event": "run_end", "status": "answered", "totals": {"steps": 1}}
+    records = {
+        "good": (good, end),
+        "totals": (good, {**end, "totals": [1]}),
+        "steps": (good, {**end, "totals": {"steps": "1"}}),
+        "question": ({**good, "question": {"q": 1}}, end),
+        "template": ({**good, "template": "classic"}, end),
+        "model": ({**good, "model": 5}, end),
+    }
+    for name, events in records.items():
+        (traces_home / f"{name}.jsonl").write_text(trace_lines(*events))
+    (traces_home / "deep.jsonl").write_text('{"event": "run_start", "question": ' + DEEP + "}\n")
+    deep_end = "[" * 20_000 + "]" * 20_000  # within the tail the list reads
+    (traces_home / "deep-end.jsonl").write_text(trace_lines(good) + '{"event": "run_end", "totals": ' + deep_end + "}\n")
+    assert cli_main(["traces"]) == 0
+    out, err = capsys.readouterr()
+    assert "fine?" in out and out.count("fine?") == 1
+    for name in [*records][1:] + ["deep", "deep-end"]:
+        assert f"skipped {name}.jsonl: " in err, name
+    assert "nested too deeply" in err and "Traceback" not in err
+
+
+def test_traces_never_open_a_fifo(traces_home: Path, tmp_path: Path):
+    os.mkfifo(traces_home / "pipe.jsonl")
+    (traces_home / "good.jsonl").write_text(trace_lines({"event": "run_start", "question": "fine?"}))
+    env = {**os.environ, "REACT_TEXT_HOME": str(tmp_path)}
+    for argv in (["traces"], ["traces", "show", "pipe"], ["replay", str(traces_home / "pipe.jsonl")]):
+        done = subprocess.run([sys.executable, "-m", "react_text.cli", *argv], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert "not a regular file" in done.stderr and "Traceback" not in done.stderr, argv
+    assert "fine?" in done.stdout or argv[0] == "replay"
 
 
 # --- 8. the model cache -------------------------------------------------------------------------------
