@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from react_text.cli import main as cli_main
+from react_text.protocol.parser import parse
 from react_text.tools.arguments import ArgumentError, bind_args
 from react_text.backends.base import BackendError
 from react_text.backends.http import HttpBackend
@@ -746,6 +747,43 @@ def test_traces_never_open_a_fifo(traces_home: Path, tmp_path: Path):
                               text=True, timeout=60)
         assert "not a regular file" in done.stderr and "Traceback" not in done.stderr, argv
     assert "fine?" in done.stdout or argv[0] == "replay"
+
+
+# --- 9. the parser on floods of quotes and escapes ------------------------------------------------------
+
+
+PARSER_FLOODS: dict[str, Callable[[int], str]] = {
+    "single quotes": lambda size: "Action: search\nAction Input: " + "'" * size,
+    "escaped lone surrogates": lambda size: '{"action":"search","action_input":{"query":"' + "\\ud800" * (size // 6) + '"}}',
+    "escaped quotes, never closed": lambda size: '{"query": "' + '\\"' * (size // 2),
+}
+
+
+def python_calls(run: Callable[[], Any]) -> int:
+    """How many Python and C functions ``run`` calls: a count, so no clock and no flaky bound."""
+    calls = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize("shape", PARSER_FLOODS)
+def test_the_parser_reads_a_flood_without_a_python_step_per_character(shape: str):
+    """Each of these took a Python loop turn per quote or escape (0.3 to 0.8 s per MB); ten times
+    the text must not mean ten times the calls, and the parse still gives a step."""
+    small, big = PARSER_FLOODS[shape](100_000), PARSER_FLOODS[shape](1_000_000)
+    steps = []
+    counts = [python_calls(lambda text=text: steps.append(parse(text, ["search", "calculator"]))) for text in (small, big)]
+    assert counts[1] < 2 * counts[0] + 50, counts
+    assert [bool(step.actions) for step in steps] == [shape != "escaped quotes, never closed"] * 2
 
 
 # --- 8. the model cache -------------------------------------------------------------------------------
