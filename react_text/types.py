@@ -101,7 +101,7 @@ class Step:
                  final_answer: str | None = None, error: FormatError | None = None,
                  repairs: tuple[RepairCode, ...] = (), end: int = 0) -> None:
         # The __init__ a frozen dataclass writes sets each field through object.__setattr__: a
-        # twentieth of a short turn's parse. Filling the instance dictionary gives the same
+        # fourteenth of a short turn's parse. Filling the instance dictionary gives the same
         # object; the class stays frozen, compared and hashed by its fields as before.
         fields = self.__dict__
         fields["text"], fields["thought"], fields["actions"] = text, thought, actions
