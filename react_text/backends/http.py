@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import time
 from typing import Any, Callable, Sequence
+from urllib.parse import unquote, urlsplit
 
 from ..http_deadline import watched_session
+from ..redaction import safe_url
 from ..types import Completion
 from .base import BackendError, estimate_tokens
 from .chat_template import render_chat_template
@@ -73,10 +75,12 @@ class HttpBackend:
         if api not in _APIS:
             raise ValueError(f"api must be one of {', '.join(_APIS)}, not {api!r}")
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
+            raise ValueError(f"base_url must start with http:// or https://, not {safe_url(base_url)!r}")
         if retries < 0 or timeout <= 0 or backoff < 0:
             raise ValueError("retries and backoff must be >= 0 and timeout > 0")
-        base = base_url.rstrip("/")
+        parts = urlsplit(base_url)
+        user, password = parts.username, parts.password
+        base = safe_url(base_url).rstrip("/")  # the password goes in a header, never in a name or message
         if api == "openai" and base.endswith("/v1"):
             base = base[: -len("/v1")]
         self.base_url = base
@@ -92,6 +96,8 @@ class HttpBackend:
         self._session = watched_session(requests)
         if api_key:
             self._session.headers["Authorization"] = f"Bearer {api_key}"
+        elif user is not None:
+            self._session.auth = (unquote(user), unquote(password or ""))
         self._transport = Transport(requests, self._session, self.url, timeout=timeout, retries=retries,
                                     backoff=backoff, max_reply_bytes=max_reply_bytes)
         self._replies = ReplyReader(api, self.url)

@@ -21,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypeVar
 
+from ..redaction import safe_url
 from .base import BackendError
 
 __all__ = ["Server", "TaskQueue", "WatchedBackend", "parse_servers"]
@@ -48,7 +49,7 @@ def parse_servers(urls: tuple[str, ...] | list[str], concurrency: int) -> tuple[
             raise ValueError(f"{spec!r}: write URL#N with N a whole number of parallel requests (1 or more)")
         url = url.rstrip("/")
         if any(s.url == url for s in servers):
-            raise ValueError(f"{url} is given twice; use URL#N for more parallel requests to one server")
+            raise ValueError(f"{safe_url(url)} is given twice; use URL#N for more parallel requests to one server")
         servers.append(Server(url, int(count) if sep else concurrency))
     return tuple(servers)
 

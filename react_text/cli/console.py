@@ -32,9 +32,22 @@ _TERMINAL_CONTROLS = re.compile(
     r"|[\x9d\x90\x98\x9e\x9f][^\x07\x9c]*(?:\x07|\x9c|$)"  # 8-bit string controls
     r"|\x1b[ -/]*[0-~]?"                               # other escapes (charset, keypad, reset)
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"                    # other C0/C1 controls (keeps \t and \n)
-    r"|[\ud800-\udfff]",                               # lone surrogates: unprintable, crash strict streams
+    r"|[\ud800-\udfff]"                                # lone surrogates: unprintable, crash strict streams
+    r"|[\u202a-\u202e\u2066-\u2069]",                  # bidi embeddings, overrides, isolates: reorder the line
     re.DOTALL,
 )
+_UNSAFE_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` on one line, every control, bidi and lone surrogate character written as ``\\uXXXX``.
+
+    For names and one-line fields (file names, ids, a question in a list),
+    where a reader must see that something odd is there rather than lose it.
+    Applied to JSON text it keeps it valid JSON: those characters can only
+    stand inside its strings, where ``\\uXXXX`` means the same character.
+    """
+    return _UNSAFE_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def clean_text(text: str) -> str:

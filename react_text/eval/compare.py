@@ -20,9 +20,11 @@ from ..agent.loop import Agent
 from ..agent.state import Limits
 from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
+from ..redaction import safe_url
 from ..tools.cache import ToolCache
 from . import metrics, report
-from .planning import Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools
+from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools,
+                       template_checks)
 from .progress import Progress
 from .records import ResultsFile, crash_record, example_value, load_results, record_from_run
 
@@ -171,7 +173,8 @@ class _CellRunner:
             tool_cache=self.tool_cache,
             tool_retrieval=self.spec.tool_retrieval,
             max_shown_tools=self.spec.max_shown_tools,
-            quote_evidence=self.spec.quote_evidence,
+            redact=self.spec.redact,
+            checks=template_checks(template_name)[1],
         )
         result = agent.run(task.question)
         if result.status == "interrupted":
@@ -186,7 +189,7 @@ class _CellRunner:
                                  trace=trace, wall_seconds=time.monotonic() - started)
         record["example_value"] = example_value(agent, task, result)
         if len(self.servers) > 1:
-            record["server"] = self.slot_urls[worker]
+            record["server"] = safe_url(self.slot_urls[worker])
         return record
 
     def _write(self, item: Cell, record: dict) -> None:

@@ -36,7 +36,7 @@ class ToolsView(Protocol):
 FILL = "..."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Voice:
     """Who the messages speak to: the tools on offer, the prompt's dialect, its language and the step number."""
 
@@ -45,6 +45,11 @@ class Voice:
     n: int = 1
     lang: Optional[str] = None
     """``zh`` words messages in Chinese; None follows the dialect's own language (Chinese for ``zh``)."""
+
+    def __init__(self, tools: Optional[ToolsView] = None, dialect: DialectLike = "classic", n: int = 1,
+                 lang: Optional[str] = None) -> None:
+        fields = self.__dict__  # frozen: filled at once (one per turn that gets a message), as react_text.types.Step
+        fields["tools"], fields["dialect"], fields["n"], fields["lang"] = tools, dialect, n, lang
 
     @property
     def style(self) -> Dialect:
