@@ -75,7 +75,8 @@ def run_compare(
         progress.close()
         writer.close()
     if queue.unrun:
-        raise CompareError(f"every server failed ({', '.join(sorted(queue.dead)) or 'each task'}); {len(queue.unrun)} task(s) "
+        failed = ", ".join(safe_url(url) for url in sorted(queue.dead or {server.url for server in servers}))
+        raise CompareError(f"every server failed ({failed}); {len(queue.unrun)} task(s) "
                            f"were not run and are not in {results_path}: run the same command again to resume")
     return plan.kept + runner.new_records
 
