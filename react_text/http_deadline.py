@@ -6,7 +6,8 @@ body. A ``Deadline`` arms a timer; when it fires, it shuts down the sockets of
 the requests sent under it (``with deadline.applies(): session.post(...)`` on a
 session from ``watched_session``), so whatever read is blocked returns at once
 and the caller sees ``deadline.expired``. Shared by the HTTP backend and the
-``fetch`` tool; ``requests`` and urllib3 are imported on first use only.
+``fetch`` tool (which may also ``watch`` an ``http.client`` connection of its
+own); ``requests`` and urllib3 are imported on first use only.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class Deadline:
         self.ends = time.monotonic() + seconds
         self.expired = False
         self._lock = threading.Lock()
-        self._sockets: list[Any] = []
+        self._watched: list[tuple[Any, Any]] = []  # (connection, its socket when it was watched)
         self._over = False
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
@@ -56,7 +57,7 @@ class Deadline:
         self._timer.cancel()
         with self._lock:
             self._over = True
-            self._sockets.clear()
+            self._watched.clear()
 
     def __enter__(self) -> Deadline:
         return self
@@ -64,40 +65,43 @@ class Deadline:
     def __exit__(self, *exc: object) -> None:
         self.cancel()
 
-    def _watch(self, connection: Any) -> None:
-        """Keep the connection's socket itself: ``http.client`` drops it from the connection once the
-        headers say the reply ends with the connection, while the body is still read from it."""
-        sock = getattr(connection, "sock", None)
-        if sock is None:
-            return  # not connected yet: ``connect`` watches it again
+    def watch(self, connection: Any) -> None:
+        """Cut ``connection`` (anything with a ``sock``, e.g. an ``http.client`` connection) at the deadline.
+
+        Its socket of the moment is kept too: ``http.client`` lets go of it
+        while the body is still being read from it. Watching before
+        connecting is fine: the connection's socket at the deadline is cut.
+        """
         with self._lock:
             if self._over:
                 return
-            self._sockets.append(sock)
+            self._watched.append((connection, getattr(connection, "sock", None)))
             if self.expired:
-                _cut(sock)
+                _cut(self._watched[-1])
 
     def _expire(self) -> None:
         with self._lock:
             if self._over:
                 return
             self.expired = True
-            for sock in self._sockets:
-                _cut(sock)
+            for watched in self._watched:
+                _cut(watched)
 
 
-def _cut(sock: Any) -> None:
-    """Shut the socket down: a read blocked on it returns at once (``close`` would not wake it)."""
-    try:
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's: an SSL socket's would drop its state
-    except OSError:
-        pass  # already closed
+def _cut(watched: tuple[Any, Any]) -> None:
+    """Shut the sockets down: a read blocked on one returns at once (``close`` would not wake it)."""
+    connection, kept = watched
+    for sock in {id(s): s for s in (kept, getattr(connection, "sock", None)) if s is not None}.values():
+        try:
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's: an SSL socket's drops its state
+        except OSError:
+            pass  # already closed
 
 
 def _watch_current(connection: Any) -> None:
     deadline = getattr(_current, "deadline", None)
     if deadline is not None:
-        deadline._watch(connection)
+        deadline.watch(connection)
 
 
 def watched_session(requests: Any) -> Any:

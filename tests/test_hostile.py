@@ -1073,9 +1073,23 @@ def test_the_shared_deadline_bounds_a_plain_get_too():
                 pass
             return deadline.expired
 
+    def get_by_hand() -> Any:  # an http.client connection of one's own, watched before it connects
+        import http.client
+
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=1.5)
+        with Deadline(1.5) as deadline:
+            deadline.watch(connection)
+            try:
+                connection.request("GET", "/page")
+                connection.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                pass
+            return deadline.expired
+
     with side_server(lambda h: trickle_bytes(h, b"HTTP/1.1 200 OK\r\n", b"X", 0.5, 120)) as server:
         url = url_of(server) + "/page"
         assert ends_within(10, get) is True
+        assert ends_within(10, get_by_hand) is True
 
 
 # --- 12. secrets on disk and on the wire (issue 26, item 4) -------------------------------------------
