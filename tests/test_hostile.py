@@ -1031,6 +1031,16 @@ def test_a_server_that_fails_fast_is_taken_out_of_rotation(tmp_path: Path):
     assert failing.posts <= 2  # then out of rotation for longer than the whole compare took
 
 
+def test_a_request_every_server_refuses_is_recorded_and_trips_no_server(tmp_path: Path):
+    from react_text.eval.compare import run_compare
+
+    refuse = lambda h: send(h, 400, b'{"error": "prompt too long"}')  # noqa: E731
+    with tiny_server(refuse) as a, tiny_server(refuse) as b:
+        spec = compare_spec(tmp_path, [url_of(a), url_of(b)], limit=8)
+        records = ends_within(60, lambda: run_compare(spec, progress_stream=io.StringIO()))
+    assert isinstance(records, list) and [r["status"] for r in records] == ["backend_error"] * 8
+
+
 def test_compare_with_a_trickling_server_ends_and_records_every_task(tmp_path: Path):
     """Issue 26.2: ``compare --timeout 20`` with a healthy and a trickling server was killed at 90 s, 5 of 6 done."""
     from react_text.backends.fake_server import FakeCompletionServer

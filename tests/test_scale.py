@@ -98,6 +98,14 @@ def test_a_tripped_server_gets_one_probe_after_its_cooldown_and_is_back_when_it_
     assert queue.dead == frozenset()
 
 
+def test_a_task_every_server_refused_takes_back_the_failures_it_cost():
+    queue = TaskQueue(["t1", "t2"], (Server("A", 1), Server("B", 1)), trip_after=1)
+    queue.failed(queue.take("A"), "A")
+    assert queue.dead == {"A"}
+    queue.finished(queue.take("B"), "B", refused_everywhere=True)  # B refused it too: the request's fault
+    assert queue.dead == frozenset() and queue.take("A") == "t2"
+
+
 def test_a_server_that_fails_its_probe_is_out_twice_as_long():
     now = [0.0]
     queue = TaskQueue(["t1", "t2", "t3"], (Server("A", 1), Server("B", 1)), trip_after=1, cooldown_s=10,

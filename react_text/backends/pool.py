@@ -93,7 +93,8 @@ class TaskQueue(Generic[Item]):
     still running (one may come back), and returns None when there is nothing
     left for that server. ``failed(item, url)`` counts a failure against
     ``url`` and puts the task back unless every server has failed it;
-    ``finished(item, url)`` counts a success.
+    ``finished(item, url)`` counts a success (and takes back the failures a
+    request that every server refused was counted).
     """
 
     def __init__(self, items: list[Item], servers: tuple[Server, ...], *, trip_after: int = 2,
@@ -147,11 +148,18 @@ class TaskQueue(Generic[Item]):
             tried = self._tried.get(id(item), frozenset()) | {url}
             return any(u not in tried for u in self._servers)
 
-    def finished(self, item: Item, url: str) -> None:
+    def finished(self, item: Item, url: str, *, refused_everywhere: bool = False) -> None:
+        """``url`` answered ``item``. ``refused_everywhere``: with the error every server gave it, so the
+        request was at fault, not the servers that failed it before: their failures are taken back."""
         with self._cond:
             self._running -= 1
-            self._tried.pop(id(item), None)
+            tried = self._tried.pop(id(item), frozenset())
             self._breakers[url] = _Breaker()
+            for other in tried if refused_everywhere else ():
+                breaker = self._breakers[other]
+                breaker.failures = max(0, breaker.failures - 1)
+                if breaker.failures < self._trip_after:
+                    breaker.open_until, breaker.probing = 0.0, False
             self._cond.notify_all()
 
     def failed(self, item: Item, url: str) -> None:

@@ -127,7 +127,7 @@ class _CellRunner:
             if record is None:
                 queue.failed(item, url)
             else:
-                queue.finished(item, url)
+                queue.finished(item, url, refused_everywhere=record.get("status") == "backend_error")
 
     def run_cell(self, item: Cell, worker: int, queue: TaskQueue) -> dict | None:
         """The task's record, or None when its server failed under it and another may rerun it (not recorded)."""
