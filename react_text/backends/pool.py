@@ -126,16 +126,16 @@ class TaskQueue(Generic[Item]):
                     return None
                 now = self._clock()
                 breaker = self._breakers[url]
-                mine = [i for i, (_, tried) in enumerate(self._waiting) if url not in tried]
-                if not mine and self._running == 0:
+                mine = next((i for i, (_, tried) in enumerate(self._waiting) if url not in tried), None)
+                if mine is None and self._running == 0:
                     self._settle()
                     return None
                 if all(b.open_until > now for b in self._breakers.values()) and self._running == 0:
                     self._give_up()  # nobody can run anything now: leave it for the next compare
                     return None
-                if mine and breaker.open_until <= now and not breaker.probing:
-                    item, tried = self._waiting[mine[0]]
-                    del self._waiting[mine[0]]
+                if mine is not None and breaker.open_until <= now and not breaker.probing:
+                    item, tried = self._waiting[mine]
+                    del self._waiting[mine]
                     self._running += 1
                     self._tried[id(item)] = tried
                     breaker.probing = breaker.failures >= self._trip_after  # half-open: this task is the probe
