@@ -13,11 +13,11 @@ second DNS answer can change where it lands. Redirects are followed by hand,
 at most ``max_redirects``, each hop checked the same way. The body is streamed
 (and inflated) no further than ``max_bytes``; headers are bounded by
 ``http.client`` (100 lines of 64 kB); one deadline covers connecting, every
-redirect, headers and body, enforced by cutting the socket, so a server
-dripping a byte at a time cannot outlast it (a DNS lookup is bounded by the
-system resolver's own timeout). HTTP(S)_PROXY is not used: the
-checked address is the one connected to. HTML becomes plain text in one linear
-pass (``html_text``).
+redirect, headers and body, enforced by cutting the socket (the shared
+``http_deadline.Deadline``), so a server dripping a byte at a time cannot
+outlast it (a DNS lookup is bounded by the system resolver's own timeout).
+HTTP(S)_PROXY is not used: the checked address is the one connected to. HTML
+becomes plain text in one linear pass (``html_text``).
 
 Every failure raises ``FetchError`` whose message is written for the model
 (``refused``, ``timeout``, ``too_large``, ``not_text``, ``http_error``,
@@ -32,13 +32,13 @@ import functools
 import http.client
 import socket
 import ssl
-import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from ..http_deadline import Deadline
 from .fetch_policy import (DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_S, FetchError, FetchPolicy,
                            Target, host_allowed, parse_target, permitted_addresses, target_allowed)
 from .html_text import html_to_text
@@ -66,9 +66,9 @@ def fetch(url: str, policy: FetchPolicy) -> FetchResult:
     """GET ``url`` under ``policy``: allowlisted hosts at permitted addresses on every hop,
     streamed up to ``max_bytes``, one deadline."""
     target = _allowed(parse_target(url), policy, redirect=False)
-    with _Deadline(policy.timeout_s) as deadline:
+    with Deadline(policy.timeout_s) as deadline:
         for _ in range(policy.max_redirects + 1):
-            deadline.remaining()
+            _left(deadline)
             addresses = permitted_addresses(target, _resolve(target), policy.allow_private)
             connection, response = _open(target, addresses, deadline)
             try:
@@ -99,46 +99,15 @@ def _resolve(target: Target) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
-class _Deadline:
-    """One deadline for the whole fetch, enforced by shutting the socket down when it passes:
-    a per-read timeout never fires on a server that sends a byte just before each one would."""
+def _left(deadline: Deadline) -> float:
+    """Seconds left of the fetch; ``FetchError("timeout")`` when none are."""
+    if deadline.expired or time.monotonic() >= deadline.ends:
+        raise _timeout(deadline)
+    return deadline.remaining()
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._end = time.monotonic() + seconds
-        self.expired = threading.Event()
-        self._connection: http.client.HTTPConnection | None = None
-        self._timer = threading.Timer(seconds, self._cut)
-        self._timer.daemon = True
 
-    def __enter__(self) -> _Deadline:
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-
-    def remaining(self) -> float:
-        """Seconds left; ``FetchError("timeout")`` when none are."""
-        left = self._end - time.monotonic()
-        if left <= 0 or self.expired.is_set():
-            raise self.error()
-        return left
-
-    def watch(self, connection: http.client.HTTPConnection) -> None:
-        self._connection = connection
-
-    def error(self) -> FetchError:
-        return FetchError("timeout", f"The page did not arrive within {self.seconds:g} seconds.", retryable=True)
-
-    def _cut(self) -> None:
-        self.expired.set()
-        sock = self._connection.sock if self._connection is not None else None
-        if sock is not None:
-            try:
-                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's, under any TLS layer
-            except OSError:
-                pass
+def _timeout(deadline: Deadline) -> FetchError:
+    return FetchError("timeout", f"The page did not arrive within {deadline.seconds:g} seconds.", retryable=True)
 
 
 class _Connection(http.client.HTTPConnection):
@@ -164,22 +133,23 @@ def _tls() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def _open(target: Target, addresses: Iterable[str], deadline: _Deadline
+def _open(target: Target, addresses: Iterable[str], deadline: Deadline
           ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
     """Connect to the first checked address that answers and send the request."""
     failure: Exception | None = None
     for address in addresses:
-        connection = _Connection(address, target.port, deadline.remaining(),
+        connection = _Connection(address, target.port, _left(deadline),
                                  target.host if target.scheme == "https" else None)
-        deadline.watch(connection)
+        deadline.watch(connection)  # its plain socket is cut during a TLS handshake too
         try:
             connection.connect()
         except OSError as exc:
             connection.close()
-            if isinstance(exc, TimeoutError) or deadline.expired.is_set():
-                raise deadline.error() from None
+            if isinstance(exc, TimeoutError) or deadline.expired:
+                raise _timeout(deadline) from None
             failure = exc
             continue
+        deadline.watch(connection)  # again: the connected socket is kept, and cut while the body is read from it
         try:
             connection.request("GET", target.path, headers={"Host": target.authority, **_HEADERS})
             return connection, connection.getresponse()
@@ -189,13 +159,13 @@ def _open(target: Target, addresses: Iterable[str], deadline: _Deadline
     raise FetchError("connection", f"Could not reach {target.host}: {type(failure).__name__}.", retryable=True)
 
 
-def _broken(exc: Exception, deadline: _Deadline, what: str) -> FetchError:
-    if isinstance(exc, TimeoutError) or deadline.expired.is_set():
-        return deadline.error()
+def _broken(exc: Exception, deadline: Deadline, what: str) -> FetchError:
+    if isinstance(exc, TimeoutError) or deadline.expired:
+        return _timeout(deadline)
     return FetchError("connection", f"{what}: {type(exc).__name__}.", retryable=True)
 
 
-def _read(response: http.client.HTTPResponse, target: Target, policy: FetchPolicy, deadline: _Deadline
+def _read(response: http.client.HTTPResponse, target: Target, policy: FetchPolicy, deadline: Deadline
           ) -> FetchResult:
     status, url = response.status, target.url
     if status >= 400:
@@ -214,10 +184,10 @@ def _read(response: http.client.HTTPResponse, target: Target, policy: FetchPolic
             body += chunk
             if len(body) > policy.max_bytes:
                 raise _too_large(policy)
-            deadline.remaining()
+            _left(deadline)
     except (OSError, http.client.HTTPException, zlib.error) as exc:
         raise _broken(exc, deadline, f"The connection broke while reading {url}") from None
-    deadline.remaining()  # a connection cut at the deadline ends like a whole body
+    _left(deadline)  # a connection cut at the deadline ends like a whole body
     if not content_type and b"\x00" in body[:1024]:
         raise FetchError("not_text", f"Not text: {url} sent binary data; fetch reads text and HTML only.")
     text = bytes(body).decode(_charset(response.getheader("Content-Type", "")), errors="replace")
