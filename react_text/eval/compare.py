@@ -21,7 +21,9 @@ from ..agent.state import Limits
 from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 from ..tools.cache import ToolCache
+from ..tools.search import search_files
 from . import metrics, report
+from .baselines import SEARCH, baseline_record, is_baseline, run_baseline, write_trace
 from .planning import Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools
 from .progress import Progress
 from .records import ResultsFile, crash_record, example_value, load_results, record_from_run
@@ -148,6 +150,8 @@ class _CellRunner:
         """Run the task once; its record, None when its server died and another can rerun it."""
         model, template_name, constrain, task = item
         backend = WatchedBackend(self.factory(model, worker))
+        if is_baseline(template_name):
+            return self._run_baseline(item, worker, backend, trace, started)
         agent = Agent(
             backend,
             task_tools(task, self.prepared.corpus, self.prepared.functions),
@@ -170,6 +174,25 @@ class _CellRunner:
         record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                  trace=trace, wall_seconds=time.monotonic() - started)
         record["example_value"] = example_value(agent, task, result)
+        if len(self.servers) > 1:
+            record["server"] = self.slot_urls[worker]
+        return record
+
+    def _run_baseline(self, item: Cell, worker: int, backend: WatchedBackend, trace: Path,
+                      started: float) -> dict | None:
+        """A no-agent cell (``baselines``): the task's own tools, its search showing ``top_k`` results."""
+        model, name, _, task = item
+        tools = [search_files(self.prepared.corpus, max_results=self.spec.top_k,
+                              max_chars=max(2000, 600 * self.spec.top_k))
+                 if t.name == SEARCH and self.prepared.corpus is not None else t
+                 for t in task_tools(task, self.prepared.corpus, self.prepared.functions)]
+        run = run_baseline(name, task.question, task.lang, tools, backend,
+                           max_tokens=self.spec.max_turn_tokens, seed=self.spec.seed)
+        if run.status == "backend_error" and backend.server_failure is not None and len(self.servers) > 1:
+            return None
+        write_trace(trace, name, run)
+        record = baseline_record(task, run, model=model, template=name, trace=str(trace),
+                                 wall_seconds=time.monotonic() - started)
         if len(self.servers) > 1:
             record["server"] = self.slot_urls[worker]
         return record

@@ -18,6 +18,7 @@ from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.builtins import default_tools
 from ..tools.functions import FunctionsError, load_functions
 from ..tools.spec import Tool
+from .baselines import is_baseline
 from .records import record_key
 from .splits import in_selection
 from .suite_tools import SUITE_TOOLS
@@ -74,6 +75,8 @@ class CompareSpec:
     """A folder the search tool reads instead of the suite's own corpus."""
     template_dirs: tuple[str, ...] = ()
     """Folders searched for templates before ``$REACT_TEXT_PROMPTS`` and the built-ins."""
+    top_k: int = 3
+    """Search results the ``rag`` baselines put in their prompt (``react_text.eval.baselines``)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ def prepare(spec: CompareSpec) -> Prepared:
     problems: list[str] = []
     suite = _load_suite(spec)
     templates = {}
-    for name in spec.templates:
+    for name in (t for t in spec.templates if not is_baseline(t)):
         try:
             templates[name] = load_template(name, spec.template_dirs)
         except TemplateError as exc:
@@ -199,9 +202,14 @@ def select(records: Iterable[Mapping], spec: CompareSpec, task_ids: Iterable[str
     return [
         r for r in records
         if r["model"] in spec.models and r["template"] in spec.templates
-        and bool(r.get("constrain")) in spec.constrain
+        and bool(r.get("constrain")) in modes(spec, r["template"])
         and (wanted is None or r["task_id"] in wanted)
     ]
+
+
+def modes(spec: CompareSpec, template: str) -> tuple[bool, ...]:
+    """The grammar settings ``template`` runs under: a baseline's one call per step takes no grammar."""
+    return (False,) if is_baseline(template) else spec.constrain
 
 
 Cell = tuple[str, str, bool, Task]
@@ -233,12 +241,12 @@ def plan_cells(spec: CompareSpec, tasks: Sequence, existing: Sequence[Mapping]) 
         (model, template, constrain, task)
         for model in spec.models
         for template in spec.templates
-        for constrain in spec.constrain
+        for constrain in modes(spec, template)
         for task in tasks
         if (model, template, constrain, task.id) not in done_keys
     )
     task_ids = {t.id for t in tasks}
-    cell_totals = {(m, t, c): len(tasks) for m in spec.models for t in spec.templates for c in spec.constrain}
+    cell_totals = {(m, t, c): len(tasks) for m in spec.models for t in spec.templates for c in modes(spec, t)}
     cell_done = {k: sum(1 for r in existing if r["task_id"] in task_ids
                         and (r["model"], r["template"], bool(r.get("constrain"))) == k)
                  for k in cell_totals}
