@@ -22,7 +22,7 @@ from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 from ..tools.cache import ToolCache
 from ..tools.search import search_files
-from . import metrics, report
+from . import metrics, payoff, report
 from .baselines import SEARCH, baseline_record, is_baseline, run_baseline, write_trace
 from .planning import Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools
 from .progress import Progress
@@ -253,6 +253,7 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     disagreements = metrics.disagreements(records)
     effects = metrics.grammar_effects(summaries, records)
     verdicts = metrics.verdicts(summaries, records)
+    pays = payoff.payoffs(summaries, records)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "markdown": out_dir / "report.md",
@@ -263,14 +264,15 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     paths["chart"].write_text(report.svg_chart(summaries), encoding="utf-8")
     paths["markdown"].write_text(
         report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg",
-                        effects=effects, verdicts=verdicts),
+                        effects=effects, verdicts=verdicts, payoffs=pays),
         encoding="utf-8",
     )
-    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts, split=split),
+    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts, split=split,
+                                                 payoffs=pays),
                              encoding="utf-8")
     paths["html"].write_text(
         report.html_page(summaries, disagreements, title=title, command=command, effects=effects,
-                         verdicts=verdicts),
+                         verdicts=verdicts, payoffs=pays),
         encoding="utf-8",
     )
     return paths
