@@ -29,7 +29,7 @@ from ..prompting.tool_views import describe_tools, py_args
 from ..protocol.parser import parse
 from ..tools.calling import call_tool
 from ..tools.spec import Tool
-from ..types import Action, Completion
+from ..types import Action, Completion, Step
 from .suites import match_answer
 
 BASELINES: tuple[str, ...] = ("rag", "rag+calc", "direct", "plain")
@@ -112,7 +112,11 @@ def run_baseline(name: str, question: str, lang: str, tools: Sequence[Tool], bac
 
 
 def _answer(model: _Model, prompt: str) -> BaselineRun:
-    step = parse(model.ask(prompt), [], prose="final")
+    return _final(model, parse(model.ask(prompt), [], prose="final"))
+
+
+def _final(model: _Model, step: Step) -> BaselineRun:
+    """The run ended by a reply read as an answer; one that holds none is a format error."""
     if step.final_answer is None or not step.final_answer.strip():
         return model.ended("format_errors", format_errors=1)
     return model.ended("answered", step.final_answer.strip())
@@ -123,9 +127,7 @@ def _rag_calc(prompts: Mapping[str, str], question: str, results: str, calculato
     step = parse(model.ask(prompts["rag+calc"].format(results=results, question=question)), [CALCULATOR],
                  prose="final")
     if not step.actions:
-        if step.final_answer is None or not step.final_answer.strip():
-            return model.ended("format_errors", format_errors=1)
-        return model.ended("answered", step.final_answer.strip())
+        return _final(model, step)
     action = step.actions[0]
     expression = action.args.get("expression", "") if isinstance(action.args, dict) else str(action.args)
     seen = call_tool(calculator, action.args)
@@ -141,10 +143,7 @@ def _plain(prompts: Mapping[str, str], question: str, tools: list[Tool], model: 
     schemas = {t.name: t.parameters for t in tools}
     calls = read_calls(reply, schemas)
     if calls is None:
-        step = parse(reply, schemas, prose="final")
-        if step.final_answer is None or not step.final_answer.strip():
-            return model.ended("format_errors", format_errors=1)
-        return model.ended("answered", step.final_answer.strip())
+        return _final(model, parse(reply, schemas, prose="final"))
     by_name = {t.name: t for t in tools}
     seen = [call_tool(by_name[a.tool], a.args) for a in calls]
     failed = sum(1 for s in seen if not s.ok)
