@@ -28,7 +28,7 @@ def corpus(tmp_path):
 def test_prompts_exist_for_every_baseline_in_both_languages():
     prompts = load_prompts()
     for lang in ("en", "zh"):
-        assert set(BASELINES) | {"calc_result"} <= set(prompts[lang])
+        assert set(BASELINES) | {"calc_result", "calc", "calc_answer"} <= set(prompts[lang])
     assert "搜索结果" in prompts["zh"]["rag"] and "Search results" in prompts["en"]["rag"]
 
 
@@ -143,3 +143,11 @@ def test_compare_runs_baselines_beside_a_template_and_takes_no_grammar(tmp_path,
     again = compare.run_compare(spec, backend_factory=lambda m, w: pytest.fail("nothing left to run"),
                                 progress_stream=open("/dev/null", "w"))
     assert len(again) == len(records)
+
+
+def test_rag_calc_without_a_search_tool_still_offers_its_calculator_pass():
+    backend = ScriptedBackend(['Action: calculator(expression="7384 * 129")', "Final Answer: 952536"])
+    run = run_baseline("rag+calc", "What is 7,384 times 129?", "en", [calculator], backend)
+    assert (run.status, run.answer, len(run.exchanges)) == ("answered", "952536", 2)
+    assert "Search results" not in backend.calls[0].prompt and "Action: calculator" in backend.calls[0].prompt
+    assert "Calculator: 7384 * 129 = 952536" in backend.calls[1].prompt

@@ -12,8 +12,9 @@ its turns, so every compare can run these as "templates":
 - ``plain``: the task's tools as Python signatures and "reply ``[func(a=1)]``"; the calls are read
   by the tolerant parser and run, and what they return is the answer (one model call).
 
-A baseline uses only the tools its task offers: without ``search`` the ``rag`` prompts hold no
-results (the ``direct`` prompt), without ``calculator`` there is no calculator pass. Prompts are
+A baseline uses only the tools its task offers: without ``search`` the prompts hold no results
+(``rag`` is then the ``direct`` prompt, ``rag+calc`` the question with its calculator pass), without
+``calculator`` there is no calculator pass. Prompts are
 data (``prompts/baselines.json``); replies are read by ``react_text.protocol.parser``.
 """
 
@@ -101,12 +102,13 @@ def run_baseline(name: str, question: str, lang: str, tools: Sequence[Tool], bac
     try:
         if name == "plain":
             return _plain(prompts, question, list(tools), model)
-        if name == "direct" or SEARCH not in offered:
+        results = None if name == "direct" or SEARCH not in offered else call_tool(
+            offered[SEARCH], {"query": question}).text
+        if name == "rag+calc" and CALCULATOR in offered:
+            return _rag_calc(prompts, question, results, offered[CALCULATOR], model)
+        if results is None:
             return _answer(model, prompts["direct"].format(question=question))
-        results = call_tool(offered[SEARCH], {"query": question}).text
-        if name == "rag" or CALCULATOR not in offered:
-            return _answer(model, prompts["rag"].format(results=results, question=question))
-        return _rag_calc(prompts, question, results, offered[CALCULATOR], model)
+        return _answer(model, prompts["rag"].format(results=results, question=question))
     except BackendError:
         return model.ended("backend_error")
 
@@ -122,17 +124,19 @@ def _final(model: _Model, step: Step) -> BaselineRun:
     return model.ended("answered", step.final_answer.strip())
 
 
-def _rag_calc(prompts: Mapping[str, str], question: str, results: str, calculator: Tool,
+def _rag_calc(prompts: Mapping[str, str], question: str, results: str | None, calculator: Tool,
               model: _Model) -> BaselineRun:
-    step = parse(model.ask(prompts["rag+calc"].format(results=results, question=question)), [CALCULATOR],
+    """Answer, or one calculator call and then the answer; without a search tool the prompts hold no results."""
+    first, then = ("rag+calc", "calc_result") if results is not None else ("calc", "calc_answer")
+    step = parse(model.ask(prompts[first].format(results=results, question=question)), [CALCULATOR],
                  prose="final")
     if not step.actions:
         return _final(model, step)
     action = step.actions[0]
     expression = action.args.get("expression", "") if isinstance(action.args, dict) else str(action.args)
     seen = call_tool(calculator, action.args)
-    run = _answer(model, prompts["calc_result"].format(results=results, expression=expression,
-                                                       value=seen.text, question=question))
+    run = _answer(model, prompts[then].format(results=results, expression=expression, value=seen.text,
+                                              question=question))
     return BaselineRun(run.status, run.answer, run.exchanges, actions=1,
                        invalid_tool_calls=0 if seen.ok else 1, format_errors=run.format_errors)
 
