@@ -15,6 +15,7 @@ from ..checks import ALL_CHECKS, CHECKS, NO_CHECKS, CheckName, describe
 from ..eval.planning import CHECKS_LABEL, CompareError, CompareSpec, planned_task_ids, select
 from ..eval.records import load_results
 from ..redaction import Redactor
+from ..eval.splits import SELECTIONS
 from .options import (
     add_checks_option,
     add_functions_option,
@@ -31,7 +32,8 @@ from .options import (
 def add_compare(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="run a task suite across templates and models and report")
     p.add_argument("--templates", nargs="+", default=["classic", "json", "call", "paper", "zh"],
-                   help="template names or .j2 paths")
+                   help="template names or .j2 paths, and no-agent baselines to measure them against: "
+                        "rag, rag+calc, direct, plain (react_text.eval.baselines)")
     add_template_options(p, template=False)
     p.add_argument("--models", nargs="+", default=None, help="catalog names or GGUF paths (default: the default model)")
     add_functions_option(p)
@@ -52,6 +54,10 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turn-tokens", type=int, default=192)
     p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks of the suite")
+    p.add_argument("--top-k", type=int, default=3, help="search results the rag baselines put in their prompt")
+    p.add_argument("--split", choices=SELECTIONS, default="all",
+                   help="only the suite's dev or test tasks (the shipped suites give each task one); figures to "
+                        "report come from test. Default all: every task, so a suite of your own needs no split")
     p.add_argument("--per-group", type=int, default=None,
                    help="only the first N tasks of each (category, language): a stratified sample")
     p.add_argument("--report-only", action="store_true",
@@ -97,6 +103,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         limit=args.limit,
         per_group=args.per_group,
+        split=args.split,
+        top_k=args.top_k,
         parallel_tools=args.parallel,
         tool_cache=None if args.cache is None else str(tool_cache(args).folder),
         context_tokens=args.ctx,
@@ -125,7 +133,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not records:
         print("no results yet", file=sys.stderr)
         return 1
-    paths = write_report(records, spec.out_dir, command=command)
+    paths = write_report(records, spec.out_dir, command=command, split=spec.split)
     print(report.terminal_table(metrics.summarize(records)))
     for kind, path in paths.items():
         print(f"{kind}: {path}")

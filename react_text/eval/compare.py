@@ -22,7 +22,9 @@ from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 from ..redaction import safe_url
 from ..tools.cache import ToolCache
-from . import metrics, report
+from ..tools.search import search_files
+from . import metrics, payoff, report
+from .baselines import SEARCH, baseline_record, is_baseline, run_baseline, write_trace
 from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools,
                        template_checks)
 from .progress import Progress
@@ -164,6 +166,8 @@ class _CellRunner:
         """
         model, template_name, constrain, task = item
         backend = WatchedBackend(self.factory(model, worker))
+        if is_baseline(template_name):
+            return self._run_baseline(item, worker, backend, trace, started, queue)
         agent = Agent(
             backend,
             task_tools(task, self.prepared.corpus, self.prepared.functions),
@@ -180,15 +184,38 @@ class _CellRunner:
         result = agent.run(task.question)
         if result.status == "interrupted":
             raise KeyboardInterrupt
-        failure = backend.server_failure
-        if result.status == "backend_error" and failure is not None and len(self.servers) > 1 and (
-                failure.retryable or queue.elsewhere(item, self.slot_urls[worker])):
+        if self._hand_on(result.status, backend, item, worker, queue):
             return None
         if result.status == "template_error":
             raise PromptError(result.reason)
         record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                  trace=trace, wall_seconds=time.monotonic() - started)
         record["example_value"] = example_value(agent, task, result)
+        if len(self.servers) > 1:
+            record["server"] = safe_url(self.slot_urls[worker])
+        return record
+
+    def _hand_on(self, status: str, backend: WatchedBackend, item: Cell, worker: int, queue: TaskQueue) -> bool:
+        """Whether a backend error is the server's, so another server should rerun the task."""
+        failure = backend.server_failure
+        return status == "backend_error" and failure is not None and len(self.servers) > 1 and (
+            failure.retryable or queue.elsewhere(item, self.slot_urls[worker]))
+
+    def _run_baseline(self, item: Cell, worker: int, backend: WatchedBackend, trace: Path,
+                      started: float, queue: TaskQueue) -> dict | None:
+        """A no-agent cell (``baselines``): the task's own tools, its search showing ``top_k`` results."""
+        model, name, _, task = item
+        tools = [search_files(self.prepared.corpus, max_results=self.spec.top_k,
+                              max_chars=max(2000, 600 * self.spec.top_k))
+                 if t.name == SEARCH and self.prepared.corpus is not None else t
+                 for t in task_tools(task, self.prepared.corpus, self.prepared.functions)]
+        run = run_baseline(name, task.question, task.lang, tools, backend,
+                           max_tokens=self.spec.max_turn_tokens, seed=self.spec.seed)
+        if self._hand_on(run.status, backend, item, worker, queue):
+            return None
+        write_trace(trace, name, run)
+        record = baseline_record(task, run, model=model, template=name, trace=str(trace),
+                                 wall_seconds=time.monotonic() - started)
         if len(self.servers) > 1:
             record["server"] = safe_url(self.slot_urls[worker])
         return record
@@ -240,12 +267,18 @@ def _default_factory(spec: CompareSpec, prepared: Prepared, slot_urls: list[str]
 
 
 def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | None = None,
-                 title: str = "react-text compare") -> dict[str, Path]:
-    """Write report.md, summary.json, chart.svg and report.html; return their paths."""
+                 title: str = "react-text compare", split: str = "all") -> dict[str, Path]:
+    """Write report.md, summary.json, chart.svg and report.html; return their paths.
+
+    ``split`` is the part of the suite the records ran on: the title names it, so a figure is never
+    quoted without saying whether it came from the tasks the engine was built on."""
+    if split != "all":
+        title = f"{title}: {split} split"
     summaries = metrics.summarize(records)
     disagreements = metrics.disagreements(records)
     effects = metrics.grammar_effects(summaries, records)
     verdicts = metrics.verdicts(summaries, records)
+    pays = payoff.payoffs(summaries, records)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "markdown": out_dir / "report.md",
@@ -256,13 +289,15 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     paths["chart"].write_text(report.svg_chart(summaries), encoding="utf-8")
     paths["markdown"].write_text(
         report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg",
-                        effects=effects, verdicts=verdicts),
+                        effects=effects, verdicts=verdicts, payoffs=pays),
         encoding="utf-8",
     )
-    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts), encoding="utf-8")
+    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts, split=split,
+                                                 payoffs=pays),
+                             encoding="utf-8")
     paths["html"].write_text(
         report.html_page(summaries, disagreements, title=title, command=command, effects=effects,
-                         verdicts=verdicts),
+                         verdicts=verdicts, payoffs=pays),
         encoding="utf-8",
     )
     return paths

@@ -12,6 +12,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+from .baselines import is_baseline
+
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval for a proportion.
@@ -204,16 +206,18 @@ def grammar_effects(summaries: Sequence[CellSummary], records: Iterable[Mapping]
 
 
 def best_per_model(summaries: Sequence[CellSummary]) -> dict[str, CellSummary]:
-    """The winning cell for each model: highest success, then fewer format errors."""
+    """The winning cell for each model: highest success, then fewer format errors, then a no-agent
+    baseline (one or two model calls) over a template that only ties it."""
     best: dict[str, CellSummary] = {}
     for s in summaries:
         current = best.get(s.model)
-        if current is None or (s.success_rate, -s.format_error_rate) > (
-            current.success_rate,
-            -current.format_error_rate,
-        ):
+        if current is None or _choice(s) > _choice(current):
             best[s.model] = s
     return best
+
+
+def _choice(s: CellSummary) -> tuple[float, float, bool]:
+    return (s.success_rate, -s.format_error_rate, is_baseline(s.template))
 
 
 # --- how sure: paired comparisons -------------------------------------------------

@@ -18,7 +18,9 @@ from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.builtins import default_tools
 from ..tools.functions import FunctionsError, load_functions
 from ..tools.spec import Tool
+from .baselines import is_baseline
 from .records import record_key
+from .splits import in_selection
 from .suite_tools import SUITE_TOOLS
 from .suites import BUILTIN_TOOLS, Suite, Task, load_suite
 from .toolbox import TOOLBOX, toolbox_tools
@@ -52,6 +54,8 @@ class CompareSpec:
     group: a stratified sample that keeps every kind of task in the report
     when the whole suite would take too long. Resuming with a larger value (or
     none) adds the missing tasks and keeps what was run."""
+    split: str = "all"
+    """Run only the tasks of this split (``dev``, ``test``) or every task (``all``); see ``splits``."""
     command: str | None = None
     extra: dict = field(default_factory=dict)
     parallel_tools: int = 1
@@ -71,6 +75,8 @@ class CompareSpec:
     """Folders searched for templates before ``$REACT_TEXT_PROMPTS`` and the built-ins."""
     redact: tuple[str, ...] | bool | None = None
     """What the traces mask, as ``Agent(redact=...)``: None the default secrets, False nothing, names more."""
+    top_k: int = 3
+    """Search results the ``rag`` baselines put in their prompt (``react_text.eval.baselines``)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ def prepare(spec: CompareSpec) -> Prepared:
     problems: list[str] = []
     suite = _load_suite(spec)
     templates = {}
-    for name in spec.templates:
+    for name in (t for t in spec.templates if not is_baseline(t)):
         try:
             templates[name] = load_template(template_checks(name)[0], spec.template_dirs)
         except TemplateError as exc:
@@ -158,7 +164,14 @@ def _load_suite(spec: CompareSpec) -> Suite:
 
 
 def _sample(suite: Suite, spec: CompareSpec) -> tuple[Task, ...]:
-    tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
+    try:
+        chosen = [t for t in suite.tasks if in_selection(t.split, spec.split)]
+    except ValueError as exc:
+        raise CompareError(str(exc)) from exc
+    if not chosen:
+        raise CompareError(f"suite {spec.suite!r} has no task in the {spec.split!r} split "
+                           "(a task's \"split\" field says which; use --split all for a suite without one)")
+    tasks = sample_tasks(chosen, per_group=spec.per_group)
     return tasks[: spec.limit] if spec.limit else tasks
 
 
@@ -200,9 +213,14 @@ def select(records: Iterable[Mapping], spec: CompareSpec, task_ids: Iterable[str
     return [
         r for r in records
         if r["model"] in spec.models and r["template"] in spec.templates
-        and bool(r.get("constrain")) in spec.constrain
+        and bool(r.get("constrain")) in modes(spec, r["template"])
         and (wanted is None or r["task_id"] in wanted)
     ]
+
+
+def modes(spec: CompareSpec, template: str) -> tuple[bool, ...]:
+    """The grammar settings ``template`` runs under: a baseline's one call per step takes no grammar."""
+    return (False,) if is_baseline(template) else spec.constrain
 
 
 Cell = tuple[str, str, bool, Task]
@@ -234,12 +252,12 @@ def plan_cells(spec: CompareSpec, tasks: Sequence, existing: Sequence[Mapping]) 
         (model, template, constrain, task)
         for model in spec.models
         for template in spec.templates
-        for constrain in spec.constrain
+        for constrain in modes(spec, template)
         for task in tasks
         if (model, template, constrain, task.id) not in done_keys
     )
     task_ids = {t.id for t in tasks}
-    cell_totals = {(m, t, c): len(tasks) for m in spec.models for t in spec.templates for c in spec.constrain}
+    cell_totals = {(m, t, c): len(tasks) for m in spec.models for t in spec.templates for c in modes(spec, t)}
     cell_done = {k: sum(1 for r in existing if r["task_id"] in task_ids
                         and (r["model"], r["template"], bool(r.get("constrain"))) == k)
                  for k in cell_totals}

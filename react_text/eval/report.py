@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Mapping, Sequence
 
 from ..agent.results import STATUSES
+from .payoff import ModelPayoff, payoff_json, payoff_markdown
 from .metrics import SIGNIFICANCE, SMALL_SAMPLE, CellSummary, Disagreement, GrammarEffect, Paired, Verdict
 
 _STATUS_ORDER = (*STATUSES, "crashed")
@@ -169,6 +170,7 @@ def markdown(
     chart_file: str | None = None,
     effects: Sequence[GrammarEffect] = (),
     verdicts: Sequence[Verdict] = (),
+    payoffs: Sequence[ModelPayoff] = (),
 ) -> str:
     out = [f"# {title}", ""]
     if verdicts:
@@ -178,6 +180,7 @@ def markdown(
             out += [f"- {first}"] + [f"  - {line}" for line in rest]
         out += ["", f"Paired comparisons use only the tasks both cells ran; *p* is the exact McNemar test "
                 f"(below {SIGNIFICANCE} counts as a real difference).", ""]
+    out += payoff_markdown(payoffs)
     if command:
         out += ["Made with:", "", "```sh", command, "```", ""]
     if chart_file:
@@ -208,7 +211,8 @@ def _paired_json(pair: Paired | None) -> dict | None:
 
 
 def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disagreement],
-                 effects: Sequence[GrammarEffect] = (), verdicts: Sequence[Verdict] = ()) -> str:
+                 effects: Sequence[GrammarEffect] = (), verdicts: Sequence[Verdict] = (), *,
+                 split: str = "all", payoffs: Sequence[ModelPayoff] = ()) -> str:
     cells = []
     for s in summaries:
         item = asdict(s)
@@ -220,6 +224,7 @@ def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disag
         cells.append(item)
     return json.dumps(
         {
+            "split": split,
             "recommendations": [
                 {"model": v.model, "use": v.best.name, "template": v.best.template, "constrain": v.best.constrain,
                  "solved": v.best.solved, "tasks": v.best.tasks, "ci": [v.best.ci_low, v.best.ci_high],
@@ -228,6 +233,7 @@ def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disag
                  "weak_categories": [{"category": c, "solved": k, "tasks": n} for c, k, n in v.weak_categories]}
                 for v in verdicts
             ],
+            "agent_vs_baseline": payoff_json(payoffs),
             "cells": cells,
             "disagreements": [asdict(d) for d in disagreements],
             "grammar_effects": [
@@ -319,7 +325,7 @@ def _md_inline_to_html(line: str) -> str:
 
 def html_page(summaries: Sequence[CellSummary], disagreements: Sequence[Disagreement], *, title: str,
               command: str | None = None, effects: Sequence[GrammarEffect] = (),
-              verdicts: Sequence[Verdict] = ()) -> str:
+              verdicts: Sequence[Verdict] = (), payoffs: Sequence[ModelPayoff] = ()) -> str:
     """One self-contained page, in the Markdown report's order: verdict, chart, tables, legend."""
     parts = [f"<h1>{html.escape(title)}</h1>"]
     if verdicts:
@@ -330,6 +336,9 @@ def html_page(summaries: Sequence[CellSummary], disagreements: Sequence[Disagree
             parts.append(f"<li>{_md_inline_to_html(first)}<ul>{items}</ul></li>")
         parts.append(f"</ul><p>Paired comparisons use only the tasks both cells ran; <i>p</i> is the exact McNemar "
                      f"test (below {SIGNIFICANCE} counts as a real difference).</p>")
+    pays = payoff_markdown(payoffs)
+    if pays:
+        parts.append("<h2>Does the agent pay?</h2><pre>" + html.escape("\n".join(pays[2:])) + "</pre>")
     if command:
         parts.append(f"<p>Made with:</p><pre>{html.escape(command)}</pre>")
     parts.append(f"<figure>{svg_chart(summaries)}</figure>")
