@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from react_text import parse
+from react_text.grammar.dialect_forms import FORMS
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
 from react_text.grammar.gbnf import build_grammar, check_gbnf, grammar_matches, max_bytes
 from react_text.grammar.terms import GrammarError
@@ -212,6 +213,8 @@ def bare_safe(text: str) -> bool:
 
 def turn(dialect: str, thought: str, body: str, n: int) -> tuple[str, str]:
     """(prefix the prompt ends with, completion the model writes) for one turn."""
+    if not FORMS[dialect].thought:  # the model's own tool format: the call is the whole turn
+        return "", body
     prefix = DIALECTS[dialect].thought.format(n=n)
     full = format_thought(dialect, thought, n) + "\n" + body
     assert full.startswith(prefix)
@@ -782,5 +785,5 @@ def test_every_dialect_gets_a_grammar_from_its_shape_and_labels() -> None:
     for name, dialect in DIALECTS.items():
         grammar = build_grammar(name, {"search": {"type": "object", "properties": {"query": {"type": "string"}},
                                                   "required": ["query"]}})
-        turn = " look it up\n" + dialect.write_action("search", {"query": "tides"}, 1)
+        turn = (" look it up\n" if FORMS[name].thought else "") + dialect.write_action("search", {"query": "tides"}, 1)
         assert grammar_matches(grammar, turn), (name, turn)

@@ -156,12 +156,12 @@ class PaperForm(DialectForm):
 
 @dataclass(frozen=True)
 class NativeForm(DialectForm):
-    """The chat template's own ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``, several in a row
-    (parallel calls) after an optional line of prose, or the answer as plain text."""
+    """The chat template's own ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``, or the answer as plain
+    text; no thought line. One call: on Qwen2.5-coder-0.5B a grammar that let a second call follow made the
+    model write call after call (its own ``<|im_end|>`` after the first is what it is trained on, but a
+    refused fence-closing token sent it on); parallel calls are read from unconstrained turns."""
 
     thought: bool = False
-    parallel: int = 4
-    """Calls one turn may hold."""
 
     def object_action(self, parts: TurnParts, name: Term, quoted_name: Term, args: Term) -> Term:
         ws = parts.rules.ws()
@@ -174,10 +174,8 @@ class NativeForm(DialectForm):
         alts: list[Term] = []
         if actions:
             ws = parts.rules.ws()
-            call = parts.rules.rule("call", sequence(Lit('<tool_call>\n{'), ws, Lit('"name"'), ws, Lit(":"), ws,
-                                                     group(alt(actions)), ws, Lit("}\n</tool_call>")))
-            lead = opt(group(sequence(parts.thought(), Lit("\n"))))  # a line of prose may come first
-            alts.append(sequence(lead, call, Rep(group(sequence(Lit("\n"), call)), 0, self.parallel - 1)))
+            alts.append(sequence(Lit('<tool_call>\n{'), ws, Lit('"name"'), ws, Lit(":"), ws, group(alt(actions)), ws,
+                                 Lit("}\n</tool_call>")))
         if allow_final:
             alts.append(self.final(parts))
         return alt(alts)
