@@ -17,8 +17,8 @@ from pathlib import PurePath
 from typing import Any, Mapping
 
 from ..backends.base import Backend
-from ..prompting.native import has_tools
-from .native import NATIVE, chat_template_of
+from ..prompting.native import chat_template_of, has_tools
+from .native import NATIVE
 
 __all__ = ["AUTO", "TEXT_DEFAULT", "TemplateChoice", "choose_template", "model_key"]
 

@@ -16,24 +16,17 @@ from ..backends.base import Backend
 from ..backends.build import supports_grammar
 from ..grammar.gbnf import build_grammar
 from ..grammar.terms import GrammarError
-from ..prompting.native import NativeTemplateError, has_tools, render_native
+from ..prompting.native import NativeTemplateError, chat_template_of, has_tools, render_native
 from ..protocol.dialects import DIALECTS, format_action
 from ..protocol.parser import parse
 from .reply import ShimResult, result_of
 from .request import ShimRequestError, ToolChoice
 from .verdict import Verdict, judge
 
-__all__ = ["NATIVE", "native_turn", "chat_template_of"]
+__all__ = ["NATIVE", "native_turn"]
 
 NATIVE = "native"
 _STOP = (*DIALECTS[NATIVE].stop, "<|endoftext|>", "<|end|>")
-
-
-def chat_template_of(backend: Backend) -> str | None:
-    """The backend's chat template (GGUF metadata in process, the server's ``/props`` over HTTP), if it has one."""
-    found = getattr(backend, "native_chat_template", None)
-    template = found() if callable(found) else getattr(backend, "chat_template", None)
-    return template if isinstance(template, str) and template else None
 
 
 def native_turn(messages: Sequence[Mapping[str, Any]], offered: Sequence[Any], choice: ToolChoice, *,
