@@ -162,3 +162,24 @@ def test_an_http_backend_gets_the_template_from_the_server_s_props() -> None:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_serve_with_auto_answers_in_the_model_s_own_format_and_says_why() -> None:
+    import requests
+
+    from react_text.fc.endpoint import ServerConfig
+    from react_text.fc.server import make_server
+
+    server = make_server(backend([TWO_CALLS]), ServerConfig(model_name="m"), host="127.0.0.1", port=0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        body = {"model": "m", "messages": QUESTION, "tools": TOOLS}
+        reply = requests.post(server.url + "/v1/chat/completions", json=body, timeout=30).json()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    calls = reply["choices"][0]["message"]["tool_calls"]
+    assert [c["function"]["name"] for c in calls] == ["get_weather", "add"]
+    assert reply["template"]["name"] == "native" and "tools block" in reply["template"]["why"]

@@ -97,8 +97,9 @@ class ChatService:
         return self._completion(result)
 
     def _completion(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A shim result in the ``chat.completion`` envelope."""
+        """A shim result in the ``chat.completion`` envelope; ``template`` says which protocol ``auto`` chose and why."""
         return {
+            **({"template": result["template"]} if "template" in result else {}),
             "id": "chatcmpl-" + uuid.uuid4().hex[:24],
             "object": "chat.completion",
             "created": int(time.time()),
