@@ -183,3 +183,14 @@ def test_serve_with_auto_answers_in_the_model_s_own_format_and_says_why() -> Non
     calls = reply["choices"][0]["message"]["tool_calls"]
     assert [c["function"]["name"] for c in calls] == ["get_weather", "add"]
     assert reply["template"]["name"] == "native" and "tools block" in reply["template"]["why"]
+
+
+def test_qwen_calls_in_its_own_format_with_and_without_the_grammar(qwen_backend) -> None:
+    """The real template from the GGUF: the coder model answers in fenced JSON unconstrained, in <tool_call>
+    under the grammar; both come back as the call."""
+    question = [{"role": "user", "content": "Add 17 and 25."}]
+    for constrain in (False, True):
+        out = tool_calls(question, TOOLS, backend=qwen_backend, template="native", constrain=constrain, max_tokens=96)
+        (call,) = out["message"]["tool_calls"]
+        assert call["function"]["name"] == "add" and json.loads(call["function"]["arguments"]) == {"a": 17, "b": 25}
+    assert choose_template(qwen_backend).name in ("native", "classic")

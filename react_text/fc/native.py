@@ -26,7 +26,7 @@ from .verdict import Verdict, judge
 __all__ = ["NATIVE", "native_turn"]
 
 NATIVE = "native"
-_STOP = (*DIALECTS[NATIVE].stop, "<|endoftext|>", "<|end|>")
+_STOP = DIALECTS[NATIVE].stop
 
 
 def native_turn(messages: Sequence[Mapping[str, Any]], offered: Sequence[Any], choice: ToolChoice, *,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...types import Args
+from ..lines import SPECIAL_TOKENS
 from .base import Dialect, json_text
 
 
@@ -28,5 +29,5 @@ class Native(Dialect):
         return text
 
 
-DIALECT = Native("native", "", "", ("<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<end_of_turn>", "</s>"),
-                 shape="native")
+DIALECT = Native("native", "", "", SPECIAL_TOKENS, shape="native")
+"""Stops: the chat special tokens that end a turn, when the backend passes them through as text."""
