@@ -130,6 +130,13 @@ def test_auto_picks_native_for_a_template_with_tools_else_classic_and_says_why()
     assert "template" not in tool_calls(QUESTION, TOOLS, backend=backend([TWO_CALLS]), template="native")
 
 
+def test_the_shipped_measurements_are_read_for_the_default_model() -> None:
+    b = backend([])
+    b.model_path = "/somewhere/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    chosen = choose_template(b)
+    assert chosen.name == "classic" and "35/45" in chosen.why  # measured, though its template has tools
+
+
 def test_auto_follows_the_measurement_for_a_measured_model() -> None:
     b = backend([])
     b.model_path = "/models/some-model-q4.gguf"
