@@ -101,6 +101,16 @@ ISSUE26_INPUTS: dict[str, Callable[[], str]] = {
     "escaped quotes, never closed": lambda: '{"query": "' + '\\"' * (MB // 2),
 }
 
+# The chat templates' own call markers (``react_text.protocol.native``), about 1 MB each.
+NATIVE_INPUTS: dict[str, Callable[[], str]] = {
+    "'<tool_call>' tags, 1 MB": lambda: "<tool_call>" * (MB // 11),
+    "'[TOOL_CALLS]' markers, 1 MB": lambda: "[TOOL_CALLS]" * (MB // 12),
+    "'<|python_tag|>{' x70k": lambda: "<|python_tag|>{" * (MB // 15),
+    "'<function=' unclosed, 1 MB": lambda: "<function=" + "a" * MB,
+    "tool_call blocks x20k": lambda: '<tool_call>\n{"name": "search", "arguments": {"q": "x"}}\n</tool_call>\n' * 20_000,
+    "python_tag calls '; ' x20k": lambda: "<|python_tag|>" + "; ".join(['{"name": "search", "parameters": {}}'] * 20_000),
+}
+
 
 def load_cases(path: Path) -> list[tuple[str, list]]:
     with path.open(encoding="utf-8") as fh:
@@ -155,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(b) hostile inputs, best of {args.runs}; target < {ADVERSARIAL_TARGET_S} s of CPU per MB")
     print(f"| {'input':<32} | {'size':>8} | {'cpu s':>8} | {'wall s':>8} | {'cpu s/MB':>8} | {'result':<14} | target |")
     print(f"|{'-' * 34}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 16}|--------|")
-    for table in (ISSUE_INPUTS, ISSUE11_INPUTS, EXTRA_INPUTS, ISSUE26_INPUTS):
+    for table in (ISSUE_INPUTS, ISSUE11_INPUTS, EXTRA_INPUTS, ISSUE26_INPUTS, NATIVE_INPUTS):
         for name, make in table.items():
             text = make()
             cpu, wall, outcome = seconds(text, args.runs)

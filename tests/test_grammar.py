@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from react_text import parse
+from react_text.grammar.dialect_forms import FORMS
 from react_text.protocol.dialects import DIALECTS, format_action, format_final, format_thought
 from react_text.grammar.gbnf import build_grammar, check_gbnf, grammar_matches, max_bytes
 from react_text.grammar.terms import GrammarError
@@ -212,6 +213,8 @@ def bare_safe(text: str) -> bool:
 
 def turn(dialect: str, thought: str, body: str, n: int) -> tuple[str, str]:
     """(prefix the prompt ends with, completion the model writes) for one turn."""
+    if not FORMS[dialect].thought:  # the model's own tool format: the call is the whole turn
+        return "", body
     prefix = DIALECTS[dialect].thought.format(n=n)
     full = format_thought(dialect, thought, n) + "\n" + body
     assert full.startswith(prefix)
@@ -344,7 +347,8 @@ def test_every_admitted_turn_parses_to_an_offered_call_or_an_answer(dialect, too
     gbnf = build_grammar(dialect, tools)
     completion = derive(_compile(gbnf), data)
     assert grammar_matches(gbnf, completion)
-    step = parse(DIALECTS[dialect].thought.format(n=n) + completion, list(tools))
+    prose = "final" if dialect == "native" else "error"  # the model's own format answers in plain text
+    step = parse(DIALECTS[dialect].thought.format(n=n) + completion, list(tools), prose=prose)
     if step.error is not None:
         # Only a string argument that is itself a placeholder echo ("...", "<x>") may be
         # refused, on purpose (see test_placeholder_argument_strings_are_left_to_the_parser).
@@ -354,16 +358,16 @@ def test_every_admitted_turn_parses_to_an_offered_call_or_an_answer(dialect, too
     if step.final_answer is not None:
         assert step.actions == () and step.final_answer.strip()
         return
-    assert len(step.actions) == 1, completion
-    action = step.actions[0]
-    assert action.tool in tools
-    schema = tools[action.tool]
-    if action.args == "" and not schema["properties"]:  # Tool[] for a tool without arguments
-        assert dialect == "paper"
-    elif isinstance(action.args, str):  # a bare value stands for the tool's one argument
-        assert dialect in ("paper", "call") and (len(schema["required"]) == 1 or len(schema["properties"]) == 1)
-    else:
-        assert conforms(action.args, schema), (completion, action.args)
+    assert len(step.actions) == 1 or dialect == "native", completion  # the model's own format: parallel calls
+    for action in step.actions:
+        assert action.tool in tools
+        schema = tools[action.tool]
+        if action.args == "" and not schema["properties"]:  # Tool[] for a tool without arguments
+            assert dialect == "paper"
+        elif isinstance(action.args, str):  # a bare value stands for the tool's one argument
+            assert dialect in ("paper", "call") and (len(schema["required"]) == 1 or len(schema["properties"]) == 1)
+        else:
+            assert conforms(action.args, schema), (completion, action.args)
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
@@ -781,5 +785,5 @@ def test_every_dialect_gets_a_grammar_from_its_shape_and_labels() -> None:
     for name, dialect in DIALECTS.items():
         grammar = build_grammar(name, {"search": {"type": "object", "properties": {"query": {"type": "string"}},
                                                   "required": ["query"]}})
-        turn = " look it up\n" + dialect.write_action("search", {"query": "tides"}, 1)
+        turn = (" look it up\n" if FORMS[name].thought else "") + dialect.write_action("search", {"query": "tides"}, 1)
         assert grammar_matches(grammar, turn), (name, turn)

@@ -25,7 +25,7 @@ from ..prompting.context import Entry
 from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
 from ..prompting.facts import thought_lead
 from ..prompting.opening import first_prompt, follow_up
-from ..prompting.templates import TemplateError, as_template
+from ..prompting.templates import TemplateError
 from ..protocol.dialects import format_action
 from ..redaction import SECRET_FIELDS, Redactor
 from ..tools.cache import ToolCache
@@ -35,7 +35,7 @@ from .calls import run_calls, shown_text
 from .constrain import grammar_tokens, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
-from .names import backend_named, tools_by_name
+from .names import backend_named, template_named, tools_by_name
 from .policy import advance, batch_text, check_limits, decide_turn, explain, kept_text, unknown_tool
 from .results import CallRecord, RunResult, StepRecord, totals
 from .second_look import look_query, second_look
@@ -128,7 +128,8 @@ class Agent:
         self._clock = clock
         self._history: str | None = None
         self._transcript = ""
-        self.template = as_template(template)
+        self.template = template_named(template, self.backend)
+        self.prose = "final" if getattr(self.template, "whole_chat", False) else prose  # native: plain-text answers
         self.tools: dict[str, Any] = tools_by_name(tools)
         self._shown = ShownTools(self.tools, tool_retrieval, max_shown_tools)
         self._tool_specs = {name: t.parameters for name, t in self.tools.items()}
@@ -397,4 +398,3 @@ class Agent:
                     events.emit("cache_hit", n=n, tool=action.tool, args=action.args, scope="run",
                                 same_as=f"step {decision.same_as}" if decision.same_as else None)
         return turn.record(n, decision, observation, shown, tool_seconds, calls)
-

@@ -16,6 +16,9 @@ from ..backends.base import Backend
 from ..backends.build import build_backend
 from ..backends.llama_cpp import LlamaCppBackend
 from ..catalog import DEFAULT_MODEL, ModelStore
+from ..prompting.native import NativeTemplate, chat_template_of
+from ..prompting.templates import as_template
+from ..protocol.dialects import dialect_named
 from ..tools.builtins import builtin_tool
 from ..tools.spec import Tool, tool as make_tool
 from ..types import Completion
@@ -56,6 +59,10 @@ class LazyLlamaBackend:
 
     def wrap_prompt(self, prompt: str) -> str:
         return self.loaded.wrap_prompt(prompt)
+
+    def native_chat_template(self) -> str | None:
+        """The model's chat template (GGUF metadata), for the ``native`` protocol."""
+        return self.loaded.chat_template
 
     def complete(self, prompt: str, **options: Any) -> Completion:
         return self.loaded.complete(prompt, **options)
@@ -119,3 +126,11 @@ def tools_by_name(tools: Iterable[Any] | Any) -> dict[str, Tool]:
     return table
 
 
+
+
+def template_named(template: Any, backend: Any) -> Any:
+    """The run's template: a text template (a name, a path or a ``Template``), or ``"native"``, the
+    model's own chat template with tools (tool results go back as its ``role: tool`` messages)."""
+    if template == "native":
+        return NativeTemplate(lambda: chat_template_of(backend), stop=dialect_named("native").stop)
+    return as_template(template)

@@ -179,12 +179,27 @@ class HttpBackend:
             self._tokenize_works = False
         return estimate_tokens(text)
 
-    def _ask_context_size(self) -> int | None:
+    def native_chat_template(self) -> str | None:
+        """The model's chat template: the one given, else the server's own (llama-server's ``/props``), asked once."""
+        if self.chat_template:
+            return self.chat_template
+        if not hasattr(self, "_server_template"):
+            data = self._props()
+            found = data.get("chat_template") if data is not None else None
+            self._server_template = found if isinstance(found, str) and found else None
+        return self._server_template
+
+    def _props(self) -> dict | None:
+        """llama-server's ``/props`` (None when the server has none, as an OpenAI endpoint)."""
         try:
             data = self._side_read("GET", "/props", None)
         except BackendError:
             return None
-        if not isinstance(data, dict):
+        return data if isinstance(data, dict) else None
+
+    def _ask_context_size(self) -> int | None:
+        data = self._props()
+        if data is None:
             return None
         settings = data.get("default_generation_settings")
         n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None

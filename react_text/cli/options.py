@@ -17,7 +17,8 @@ from ..tools.cache import ToolCache
 
 def add_template_options(p: argparse.ArgumentParser, *, template: bool = True) -> None:
     if template:
-        p.add_argument("--template", default="classic", help="template name or .j2 path")
+        p.add_argument("--template", default="classic",
+                       help="template name or .j2 path, or native (the model's own chat template with tools)")
     p.add_argument("--templates-dir", action="append", default=[], metavar="DIR",
                    help="folder of your own .j2 templates, searched before $REACT_TEXT_PROMPTS and the built-ins "
                         "(repeatable)")

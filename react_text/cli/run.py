@@ -121,7 +121,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         limits = Limits(max_steps=args.max_steps, max_turn_tokens=args.max_turn_tokens, timeout_s=args.timeout,
                         max_parallel_tools=args.parallel)
-        template = load_template_with_hint(args.template, args.templates_dir)
+        template = args.template if args.template == "native" else load_template_with_hint(  # the model's own
+            args.template, args.templates_dir)
         tools = _run_tools(args)
         backend = _run_backend(args)
         trace = args.trace or default_trace_path()

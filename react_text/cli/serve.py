@@ -9,7 +9,9 @@ import sys
 from ..backends.base import BackendError
 from ..backends.build import build_backend
 from ..catalog import DEFAULT_MODEL, ModelError
+from ..fc.choice import AUTO, choose_template
 from ..fc.endpoint import ServerConfig
+from ..fc.native import NATIVE
 from ..fc.server import make_server, serve
 from ..prompting.templates import TemplateError, load_examples
 from ..tools.functions import load_functions
@@ -29,7 +31,11 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default=None,
                    help="catalog name or .gguf path (default: qwen2.5-coder-0.5b); with --backend http, "
                         "the model name sent to the server")
-    add_template_options(p)
+    add_template_options(p, template=False)
+    p.add_argument("--template", default="auto",
+                   help="auto (default: the protocol measured best for the model, else its own tool format when "
+                        "its chat template has one, else classic), native (the model's own tool format), or a "
+                        "text template name or .j2 path")
     add_functions_option(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (loopback only unless --allow-remote)")
     p.add_argument("--port", type=int, default=8080, help="port to listen on")
@@ -63,7 +69,8 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
 def _cmd_serve(args: argparse.Namespace) -> int:
     model = args.model or DEFAULT_MODEL
     try:
-        template = load_template_with_hint(args.template, args.templates_dir)
+        template = args.template if args.template in (AUTO, NATIVE) else load_template_with_hint(
+            args.template, args.templates_dir)
         functions = tuple(t for file in args.functions for t in load_functions(file))
         if args.backend == "http":
             if not args.url:
@@ -89,7 +96,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if functions:
         print(f"tools run here, for requests without their own: {', '.join(t.name for t in functions)}",
               file=sys.stderr)
-    print(f"serving {model} (template {template.name}) on {server.url}/v1 — Ctrl-C to stop", file=sys.stderr,
-          flush=True)
+    print(f"serving {model} (template {_template_line(template, backend)}) on {server.url}/v1 — Ctrl-C to stop",
+          file=sys.stderr, flush=True)
     serve(server)
     return 0
+
+
+def _template_line(template: object, backend: object) -> str:
+    """The template served, and what ``auto`` picks for this model and why."""
+    if template == AUTO:
+        chosen = choose_template(backend)  # type: ignore[arg-type]
+        return f"auto: {chosen.name}, {chosen.why}"
+    return str(getattr(template, "name", template))

@@ -84,7 +84,7 @@ class Prepared:
     """The spec's names resolved: tasks to run, loaded templates, model files, corpus and user tools."""
 
     tasks: tuple[Task, ...]
-    templates: dict[str, Template]
+    templates: dict[str, Template | str]
     model_paths: dict[str, Path | None]
     corpus: Path | None
     functions: tuple[Tool, ...] = ()
@@ -97,7 +97,9 @@ def prepare(spec: CompareSpec) -> Prepared:
     templates = {}
     for name in (t for t in spec.templates if not is_baseline(t)):
         try:
-            templates[name] = load_template(template_checks(name)[0], spec.template_dirs)
+            base = template_checks(name)[0]
+            # "native": the model's own chat template with tools, found per model when the run starts
+            templates[name] = base if base == "native" else load_template(base, spec.template_dirs)
         except TemplateError as exc:
             problems.append(f"template {name!r}: {exc}")
     functions = _load_functions(spec, problems)

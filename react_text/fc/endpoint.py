@@ -22,7 +22,7 @@ class ServerConfig:
     """Everything the endpoint decides that is not in a request."""
 
     model_name: str
-    template: Any = "classic"
+    template: Any = "auto"
     constrain: bool | None = None
     """Grammar-constrained turns: None uses them when the backend takes grammars (as ``tool_calls``)."""
     max_body_bytes: int = 1_000_000

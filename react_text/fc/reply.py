@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Any, Sequence
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
 
-__all__ = ["ToolCall", "ShimResult", "call_id"]
+__all__ = ["ToolCall", "ShimResult", "call_id", "result_of"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class ShimResult:
     format_errors: tuple[str, ...] = ()
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    template: Mapping[str, str] | None = None
+    """The protocol that wrote the turn and why it was chosen (``template="auto"``), when one was chosen."""
 
     @property
     def finish_reason(self) -> str:
@@ -50,8 +53,27 @@ class ShimResult:
         """What ``tool_calls`` returns: the message, ``finish_reason``, ``usage``, ``thought``, ``format_errors``."""
         usage = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                  "total_tokens": self.prompt_tokens + self.completion_tokens}
-        return {"usage": usage, "thought": self.thought, "format_errors": list(self.format_errors),
-                "message": self.to_message(), "finish_reason": self.finish_reason}
+        out = {"usage": usage, "thought": self.thought, "format_errors": list(self.format_errors),
+               "message": self.to_message(), "finish_reason": self.finish_reason}
+        if self.template is not None:
+            out["template"] = dict(self.template)
+        return out
+
+
+def result_of(verdict: Any, thought: str | None, errors: Sequence[str], usage: Sequence[int], messages: Sequence[Any],
+              parallel_tool_calls: bool, max_retries: int) -> ShimResult:
+    """The reply the last verdict makes: its calls (in order, one per call), its answer, or why there is neither."""
+    base = ShimResult(None, (), thought, tuple(errors), usage[0], usage[1])
+    if verdict.calls:
+        calls = []
+        for index, (name, args) in enumerate(verdict.calls if parallel_tool_calls else verdict.calls[:1]):
+            arguments = json.dumps(args, ensure_ascii=False)
+            calls.append(ToolCall(call_id(messages, index, name, arguments), name, arguments))
+        return replace(base, calls=tuple(calls))
+    if verdict.answer is not None:
+        return replace(base, content=verdict.answer)
+    return replace(base, content=f"The model did not produce a usable reply in {max_retries + 1} attempt(s); "
+                                 f"last problem ({verdict.code}): {verdict.problem}")
 
 
 def call_id(messages: Sequence[Any], index: int, name: str, arguments: str) -> str:

@@ -19,6 +19,8 @@ from ..backends.build import supports_grammar
 from ..prompting.templates import TemplateError, as_template
 from ..tools.calling import call_tool
 from .endpoint import ApiError, ChatRequest, ServerConfig, bad_request, read_chat_request
+from .choice import AUTO
+from .native import NATIVE
 from .request import ShimRequestError
 from .shim import tool_calls
 
@@ -35,7 +37,8 @@ class ChatService:
     def __init__(self, backend: Backend, config: ServerConfig) -> None:
         self.backend = backend
         self.config = config
-        self.template = as_template(config.template)
+        # "auto" and "native" are protocols of the shim, not text templates: passed on as they are
+        self.template = config.template if config.template in (AUTO, NATIVE) else as_template(config.template)
         if config.constrain and not supports_grammar(backend):
             raise ValueError(f"backend {getattr(backend, 'name', backend)!r} does not support grammars; drop --constrain")
         self._admission = threading.BoundedSemaphore(config.max_pending)
@@ -94,8 +97,9 @@ class ChatService:
         return self._completion(result)
 
     def _completion(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A shim result in the ``chat.completion`` envelope."""
+        """A shim result in the ``chat.completion`` envelope; ``template`` says which protocol ``auto`` chose and why."""
         return {
+            **({"template": result["template"]} if "template" in result else {}),
             "id": "chatcmpl-" + uuid.uuid4().hex[:24],
             "object": "chat.completion",
             "created": int(time.time()),

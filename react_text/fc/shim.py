@@ -23,7 +23,6 @@ explains what went wrong, never an invented call.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -41,7 +40,9 @@ from ..protocol.parser import parse
 from ..types import Step
 from .answer_stream import AnswerStream
 from .folding import Conversation, fold_messages
-from .reply import ShimResult, ToolCall, call_id
+from .choice import AUTO, choose_template
+from .native import NATIVE, native_turn
+from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
 from .verdict import Verdict, example_call, final_label, judge, turn_grammar
@@ -56,7 +57,7 @@ def tool_calls(
     tools: Sequence[Mapping[str, Any]] | None = None,
     *,
     backend: Backend,
-    template: Any = "classic",
+    template: Any = AUTO,
     tool_choice: Any = "auto",
     constrain: bool | None = None,
     max_tokens: int = 256,
@@ -88,6 +89,10 @@ def tool_calls(
     judged whole by the answer checks first. Tool calls are never streamed
     here: they exist only once checked against the schemas.
 
+    ``template``: a text-protocol template, ``"native"`` (the model's own tool format, ``fc.native``) or
+    ``"auto"`` (default; ``fc.choice``: measured best, else native when the chat template has tools,
+    else classic; the reply's ``template`` says which and why).
+
     ``constrain`` puts the turn under a grammar built from the tools; None (the
     default) does so whenever the backend takes grammars (llama.cpp in process
     or llama-server). Measured on the ``tools`` suite with Qwen2.5-coder-0.5B:
@@ -96,30 +101,38 @@ def tool_calls(
     """
     if max_retries < 0 or max_tokens < 1:
         raise ValueError("max_retries must be >= 0 and max_tokens >= 1")
-    if constrain is None:
-        constrain = supports_grammar(backend)
+    chosen = choose_template(backend) if template == AUTO else None
+    result = _turn(messages, tools, backend, chosen.name if chosen is not None else template, tool_choice,
+                   constrain=supports_grammar(backend) if constrain is None else constrain, examples=examples,
+                   on_content=on_content, checks=checks, max_tokens=max_tokens, max_retries=max_retries,
+                   temperature=temperature, seed=seed, parallel_tool_calls=parallel_tool_calls)
+    if chosen is not None:
+        result = replace(result, template=chosen.to_dict())
+    return result.to_dict()
+
+
+def _turn(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, backend: Backend,
+          template: Any, tool_choice: Any, *, constrain: bool, examples: Sequence[Any] | None,
+          on_content: Callable[[str], None] | None, checks: CheckSpec, **options: Any) -> ShimResult:
+    """One turn in the model's own tool format (``native``) or in a text protocol."""
+    if template == NATIVE:
+        offered = read_tools(tools)
+        return native_turn(messages, offered, read_tool_choice(tool_choice, offered), backend=backend,
+                           constrain=constrain, **options)
     request = _read_request(messages, tools, backend=backend, template=template, tool_choice=tool_choice,
                             constrain=constrain, examples=examples, checks=parse_checks(checks))
+    return _text_turn(request, backend, messages, on_content=on_content, **options)
+
+
+def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, max_tokens: int, max_retries: int,
+               temperature: float, seed: int, parallel_tool_calls: bool,
+               on_content: Callable[[str], None] | None) -> ShimResult:
+    """One turn in a text protocol, with its retries."""
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
-    return _result(verdict, thought, attempts, messages, parallel_tool_calls, max_retries).to_dict()
-
-
-def _result(verdict: Verdict, thought: str | None, attempts: _Attempts, messages: Sequence[Any],
-            parallel_tool_calls: bool, max_retries: int) -> ShimResult:
-    """The reply the last verdict makes: its calls, its answer, or why there is neither."""
-    base = ShimResult(None, (), thought, tuple(attempts.errors), attempts.prompt_tokens, attempts.completion_tokens)
-    if verdict.calls:
-        calls = []
-        for index, (name, args) in enumerate(verdict.calls if parallel_tool_calls else verdict.calls[:1]):
-            arguments = json.dumps(args, ensure_ascii=False)
-            calls.append(ToolCall(call_id(messages, index, name, arguments), name, arguments))
-        return replace(base, calls=tuple(calls))
-    if verdict.answer is not None:
-        return replace(base, content=verdict.answer)
-    return replace(base, content=f"The model did not produce a usable reply in {max_retries + 1} attempt(s); "
-                                 f"last problem ({verdict.code}): {verdict.problem}")
+    return result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
+                     messages, parallel_tool_calls, max_retries)
 
 
 # --- one turn, with its retries -----------------------------------------------------

@@ -35,6 +35,8 @@ class DialectForm:
     """JSON arguments may span lines (the paper dialect writes its call on one line)."""
     answer_banned: str = "{}`"
     """Characters a free-text answer may not contain."""
+    thought: bool = True
+    """The turn opens with a thought line (every text dialect); a chat template's own format has none."""
 
     def action(self, parts: TurnParts, spec: ToolShape) -> Term:
         """The body of ``action-<tool>``: this tool called in the dialect's syntax."""
@@ -152,12 +154,40 @@ class PaperForm(DialectForm):
         return sequence(Lit("\nAction "), Rep(chars(("0", "9")), 1, 3), Lit(": "), group(choice))
 
 
+@dataclass(frozen=True)
+class NativeForm(DialectForm):
+    """The chat template's own ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``, or the answer as plain
+    text; no thought line. One call: on Qwen2.5-coder-0.5B a grammar that let a second call follow made the
+    model write call after call (its own ``<|im_end|>`` after the first is what it is trained on, but a
+    refused fence-closing token sent it on); parallel calls are read from unconstrained turns."""
+
+    thought: bool = False
+
+    def object_action(self, parts: TurnParts, name: Term, quoted_name: Term, args: Term) -> Term:
+        ws = parts.rules.ws()
+        return sequence(quoted_name, ws, Lit(","), ws, Lit('"arguments"'), ws, Lit(":"), ws, args)
+
+    def final(self, parts: TurnParts) -> Ref:
+        return parts.rules.rule("final", parts.answer())
+
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
+        alts: list[Term] = []
+        if actions:
+            ws = parts.rules.ws()
+            alts.append(sequence(Lit('<tool_call>\n{'), ws, Lit('"name"'), ws, Lit(":"), ws, group(alt(actions)), ws,
+                                 Lit("}\n</tool_call>")))
+        if allow_final:
+            alts.append(self.final(parts))
+        return alt(alts)
+
+
 SHAPES: dict[str, Callable[[Dialect], DialectForm]] = {
     "labelled": lambda d: LabelledForm(d.name, action_label="\n" + d.action_label,
                                        input_label="\n" + d.input_label, final_label=d.final_label),
     "call": lambda d: CallForm(d.name, action_label="\n" + d.action_label, final_label=d.final_label),
     "json": lambda d: JsonForm(d.name),
     "paper": lambda d: PaperForm(d.name),
+    "native": lambda d: NativeForm(d.name),
 }
 """How each dialect shape frames a turn, from the dialect's own labels."""
 

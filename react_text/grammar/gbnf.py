@@ -116,7 +116,8 @@ def build_grammar(
         actions.append(rules.rule("action-other", form.unoffered(parts)))
     body: Term = group(form.frame(parts, actions, allow_final))
     # The thought's rules are made last: rules are written in the order they were first needed.
-    root = sequence(parts.thought(), opt(body) if allow_thought_only else body, opt(Lit("\n")))
+    root = sequence(parts.thought() if form.thought else None, opt(body) if allow_thought_only else body,
+                    opt(Lit("\n")))
     tree = {"root": root, **rules.finished()}
     gbnf = render_rules(tree)
     remember(gbnf, tree)

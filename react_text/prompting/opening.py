@@ -23,6 +23,8 @@ def first_prompt(template: Any, wrap_prompt: Callable[[str], str], tools: Sequen
     first turn's label (``Thought:``) inside its own assistant turn, so the
     very first tokens it writes already continue the protocol.
     """
+    if getattr(template, "whole_chat", False):  # the model's own chat template: already the model's whole prompt
+        return template.render(question, list(tools), examples, instructions=instructions), {"wrap": ["", ""]}
     rendered = template.render(question, list(tools), examples)
     if instructions:
         rendered = f"{instructions}\n\n{rendered}"

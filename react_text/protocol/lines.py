@@ -29,7 +29,7 @@ CHUNK = 8192  # a long turn is picked this many characters at a time
 BLANKS = re.compile(r"[ \t]*")
 MAX_BLOB_TRIES = 64  # failed reads of JSON-looking lines that name no tool, per turn
 MATCH_END = re.Match.end
-SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|end|>", "</s>")
+SPECIAL_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "</s>")
 
 
 def hard_end(text: str) -> int:

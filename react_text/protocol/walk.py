@@ -260,6 +260,9 @@ def after_action(t: Turn, end: int) -> Optional[int]:
     qe = t.line_end(q)
     if t.label(q, qe) is None and t.blob_start(q, qe) < 0:
         return None
+    opener = text[q:qe].strip()
+    if opener == "<tool_call>" or (opener.startswith("```") and (not opener[3:] or opener[3:].isidentifier())):
+        return t.next_line(q)  # a call's opener alone on its line: the walk picks the line below it
     return q
 
 
