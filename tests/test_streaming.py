@@ -342,3 +342,61 @@ def test_real_model_behind_serve_streams_tool_calls(smol_backend):
     assert deltas and deltas[0].function.name == "get_weather"
     assert isinstance(json.loads("".join(d.function.arguments or "" for d in deltas if d.index == 0)), dict)
     assert raw[-1].choices[0].finish_reason == "tool_calls"
+
+
+# --- keep-alive while the model works ---------------------------------------------------------
+
+
+class HeldBackend(ScriptedBackend):
+    """Plays one turn only once ``gate`` is set: a model still at work until the test lets it finish."""
+
+    def __init__(self, turns: list[str]) -> None:
+        super().__init__(turns)
+        self.gate = threading.Event()
+        self.released: bool | None = None
+
+    def complete(self, prompt: str, **options: Any) -> Completion:
+        self.released = self.gate.wait(timeout=30)
+        return super().complete(prompt, **options)
+
+
+def test_serve_sends_keep_alive_comments_before_the_model_finishes_the_turn():
+    import http.client
+
+    backend = HeldBackend([" I know this.\nFinal Answer: It is sunny in Paris."])
+    with running(backend, keepalive_s=0.05) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        body = json.dumps({"model": MODEL, "messages": USER, "tools": WEATHER, "stream": True})
+        connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 200 and response.getheader("Content-Type") == "text/event-stream"
+        first = response.fp.readline()
+        backend.gate.set()
+        rest = response.read().decode()
+        connection.close()
+    assert first == b": keep-alive\n" and backend.released is True
+    events = [json.loads(line[len("data: "):]) for line in rest.splitlines()
+              if line.startswith("data: ") and line != "data: [DONE]"]
+    assert "".join(e["choices"][0]["delta"].get("content") or "" for e in events) == "It is sunny in Paris."
+    assert rest.rstrip().endswith("data: [DONE]")
+
+
+def test_keep_alive_outlasts_a_client_read_timeout_shorter_than_the_turn():
+    # The turn takes 2 s; the client gives up after 1 s without a byte. Beats every 0.1 s keep it reading.
+    backend = HeldBackend([" I know this.\nFinal Answer: It is sunny in Paris."])
+    threading.Timer(2.0, backend.gate.set).start()
+    with running(backend, keepalive_s=0.1) as server:
+        api = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0, timeout=1.0)
+        chunks = list(api.chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "It is sunny in Paris."
+
+
+def test_a_failure_after_a_keep_alive_ends_the_stream_with_an_error_event():
+    backend = HeldBackend([])  # the script is empty: the backend fails once released
+    with running(backend, keepalive_s=0.05) as server:
+        api = client(server)
+        stream = api.chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True)
+        threading.Timer(0.5, backend.gate.set).start()
+        with pytest.raises(openai.APIError) as info:
+            list(stream)
+    assert "backend" in str(info.value).lower()
