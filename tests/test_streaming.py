@@ -158,7 +158,9 @@ def test_live_thought_settles_into_the_same_transcript_without_repeating_it(monk
     multi_line = " I need the calculator.\nIt multiplies first.\nAction: calculator\nAction Input: 37*91+12"
     turns = [CALC_TURN, multi_line, ANSWER_TURN]
     live = _transcript(turns, live=True)
-    assert live == _transcript(turns, live=False)
+    assert live.count("── turn") == 3
+    assert "".join(line for line in live.splitlines(True) if not line.startswith("── turn")) == _transcript(
+        turns, live=False)
     assert "\x1b" not in live and live.count("I need the calculator.") == 2  # two turns say it, once each
 
 
@@ -167,7 +169,8 @@ def test_a_live_line_the_parser_reads_otherwise_is_erased_and_the_parsed_step_pr
     turns = [' {"action": "calculator", "action_input": {"expression": "37*91+12"}}', ANSWER_TURN]
     live = _transcript(turns, live=True)
     assert "\r\x1b[J" in live
-    assert _screen(live) == _transcript(turns, live=False)
+    assert "".join(line for line in _screen(live).splitlines(True) if not line.startswith("── turn")) == _transcript(
+        turns, live=False)
 
 
 def test_a_turn_cut_short_leaves_its_live_line_and_the_ending_on_its_own_line():
@@ -183,6 +186,47 @@ def test_a_turn_cut_short_leaves_its_live_line_and_the_ending_on_its_own_line():
     lines = out.getvalue().splitlines()
     assert "Thought 1: I need to think" in lines
     assert any(line.startswith("No answer (interrupted)") for line in lines)
+
+
+def test_each_turn_opens_with_its_separator_before_its_tokens_show(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "500")
+    out = io.StringIO()
+    seen: list[str] = []  # the screen when each turn's first piece arrives
+
+    class Watched(ScriptedBackend):
+        def complete(self, prompt: str, **options: Any) -> Completion:
+            seen.append(out.getvalue())
+            return super().complete(prompt, **options)
+
+    console = Console(out, colour=False, live=True)
+    Agent(Watched([CALC_TURN + "\nObservation: made up", ANSWER_TURN]), ["calculator"], on_event=console,
+          on_token=console.token).run("What is 37 * 91 + 12?")
+    assert seen[0].splitlines()[-1] == "── turn 1 ──"
+    assert seen[1].splitlines()[-1] == "── turn 2 ──" and "Thought 2" not in seen[1]
+    lines = out.getvalue().splitlines()
+    assert lines.index("── turn 1 ──") < next(i for i, line in enumerate(lines) if line.startswith("Thought 1:"))
+    assert lines.index("── turn 2 ──") == next(i for i, line in enumerate(lines) if line.startswith("Thought 2:")) - 1
+    assert sum(line.startswith("── turn") for line in lines) == 2
+
+
+def test_a_turn_joined_after_a_left_out_label_keeps_one_separator():
+    out = io.StringIO()
+    console = Console(out, colour=False, live=True)
+    for event in ({"event": "run_start", "question": "q"}, {"event": "prompt", "n": 1},
+                  {"event": "prompt", "n": 1, "reason": "label_left_out"}, {"event": "prompt", "n": 2}):
+        console(event)
+    assert [line for line in out.getvalue().splitlines() if "──" in line] == ["── turn 1 ──", "── turn 2 ──"]
+
+
+def test_separators_speak_the_runs_language_and_stay_out_of_a_transcript_printed_after_the_fact():
+    out = io.StringIO()
+    console = Console(out, colour=False, live=True)
+    console({"event": "run_start", "question": "q", "template": {"language": "zh"}})
+    console({"event": "prompt", "n": 3})
+    assert out.getvalue().splitlines()[-1] == "── 第 3 轮 ──"
+    replayed = io.StringIO()
+    Console(replayed, colour=False)({"event": "prompt", "n": 3})
+    assert replayed.getvalue() == ""
 
 
 # --- the server, with the official client ----------------------------------------------------
