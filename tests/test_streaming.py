@@ -310,6 +310,18 @@ def test_serve_streams_a_plain_answer_while_the_model_is_still_writing(turns, fi
     assert all(not (c.choices[0].delta.tool_calls) for c in chunks)
 
 
+def test_serve_streams_an_auto_answer_as_written_when_no_check_can_refuse_it():
+    backend = GatedBackend([], " I know this.\nFinal Answer: It is sunny", " and 21 C in Paris today.")
+    with running(backend, checks=frozenset({"ungrounded", "facts"})) as server:  # no answer or tool-choice check
+        content = []
+        for chunk in client(server).chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True):
+            if chunk.choices and chunk.choices[0].delta.content:
+                content.append(chunk.choices[0].delta.content)
+                backend.gate.set()
+    assert backend.streamed is True and len(content) >= 2
+    assert "".join(content) == "It is sunny and 21 C in Paris today."
+
+
 def test_serve_holds_an_auto_answer_until_the_answer_checks_accept_it():
     # An unevaluated expression is refused once (guards); what was written first must never reach the client.
     backend = ScriptedBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
