@@ -991,7 +991,7 @@ def test_the_live_console_looks_at_each_streamed_character_once(monkeypatch):
     for i in range(0, len(turn), 3):
         console.token(turn[i:i + 3])
     assert sum(looked) <= len(turn)
-    assert console.stream.getvalue() == "Thought 1: " + ("word " * 4_000).rstrip()
+    assert console.stream.getvalue() == "── turn 1 ──\nThought 1: " + ("word " * 4_000).rstrip()
 
 
 def test_a_long_stream_of_small_pieces_is_cut_in_linear_time():

@@ -158,7 +158,9 @@ def test_live_thought_settles_into_the_same_transcript_without_repeating_it(monk
     multi_line = " I need the calculator.\nIt multiplies first.\nAction: calculator\nAction Input: 37*91+12"
     turns = [CALC_TURN, multi_line, ANSWER_TURN]
     live = _transcript(turns, live=True)
-    assert live == _transcript(turns, live=False)
+    assert live.count("── turn") == 3
+    assert "".join(line for line in live.splitlines(True) if not line.startswith("── turn")) == _transcript(
+        turns, live=False)
     assert "\x1b" not in live and live.count("I need the calculator.") == 2  # two turns say it, once each
 
 
@@ -167,7 +169,8 @@ def test_a_live_line_the_parser_reads_otherwise_is_erased_and_the_parsed_step_pr
     turns = [' {"action": "calculator", "action_input": {"expression": "37*91+12"}}', ANSWER_TURN]
     live = _transcript(turns, live=True)
     assert "\r\x1b[J" in live
-    assert _screen(live) == _transcript(turns, live=False)
+    assert "".join(line for line in _screen(live).splitlines(True) if not line.startswith("── turn")) == _transcript(
+        turns, live=False)
 
 
 def test_a_turn_cut_short_leaves_its_live_line_and_the_ending_on_its_own_line():
@@ -183,6 +186,47 @@ def test_a_turn_cut_short_leaves_its_live_line_and_the_ending_on_its_own_line():
     lines = out.getvalue().splitlines()
     assert "Thought 1: I need to think" in lines
     assert any(line.startswith("No answer (interrupted)") for line in lines)
+
+
+def test_each_turn_opens_with_its_separator_before_its_tokens_show(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "500")
+    out = io.StringIO()
+    seen: list[str] = []  # the screen when each turn's first piece arrives
+
+    class Watched(ScriptedBackend):
+        def complete(self, prompt: str, **options: Any) -> Completion:
+            seen.append(out.getvalue())
+            return super().complete(prompt, **options)
+
+    console = Console(out, colour=False, live=True)
+    Agent(Watched([CALC_TURN + "\nObservation: made up", ANSWER_TURN]), ["calculator"], on_event=console,
+          on_token=console.token).run("What is 37 * 91 + 12?")
+    assert seen[0].splitlines()[-1] == "── turn 1 ──"
+    assert seen[1].splitlines()[-1] == "── turn 2 ──" and "Thought 2" not in seen[1]
+    lines = out.getvalue().splitlines()
+    assert lines.index("── turn 1 ──") < next(i for i, line in enumerate(lines) if line.startswith("Thought 1:"))
+    assert lines.index("── turn 2 ──") == next(i for i, line in enumerate(lines) if line.startswith("Thought 2:")) - 1
+    assert sum(line.startswith("── turn") for line in lines) == 2
+
+
+def test_a_turn_joined_after_a_left_out_label_keeps_one_separator():
+    out = io.StringIO()
+    console = Console(out, colour=False, live=True)
+    for event in ({"event": "run_start", "question": "q"}, {"event": "prompt", "n": 1},
+                  {"event": "prompt", "n": 1, "reason": "label_left_out"}, {"event": "prompt", "n": 2}):
+        console(event)
+    assert [line for line in out.getvalue().splitlines() if "──" in line] == ["── turn 1 ──", "── turn 2 ──"]
+
+
+def test_separators_speak_the_runs_language_and_stay_out_of_a_transcript_printed_after_the_fact():
+    out = io.StringIO()
+    console = Console(out, colour=False, live=True)
+    console({"event": "run_start", "question": "q", "template": {"language": "zh"}})
+    console({"event": "prompt", "n": 3})
+    assert out.getvalue().splitlines()[-1] == "── 第 3 轮 ──"
+    replayed = io.StringIO()
+    Console(replayed, colour=False)({"event": "prompt", "n": 3})
+    assert replayed.getvalue() == ""
 
 
 # --- the server, with the official client ----------------------------------------------------
@@ -266,6 +310,18 @@ def test_serve_streams_a_plain_answer_while_the_model_is_still_writing(turns, fi
     assert all(not (c.choices[0].delta.tool_calls) for c in chunks)
 
 
+def test_serve_streams_an_auto_answer_as_written_when_no_check_can_refuse_it():
+    backend = GatedBackend([], " I know this.\nFinal Answer: It is sunny", " and 21 C in Paris today.")
+    with running(backend, checks=frozenset({"ungrounded", "facts"})) as server:  # no answer or tool-choice check
+        content = []
+        for chunk in client(server).chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True):
+            if chunk.choices and chunk.choices[0].delta.content:
+                content.append(chunk.choices[0].delta.content)
+                backend.gate.set()
+    assert backend.streamed is True and len(content) >= 2
+    assert "".join(content) == "It is sunny and 21 C in Paris today."
+
+
 def test_serve_holds_an_auto_answer_until_the_answer_checks_accept_it():
     # An unevaluated expression is refused once (guards); what was written first must never reach the client.
     backend = ScriptedBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
@@ -342,3 +398,61 @@ def test_real_model_behind_serve_streams_tool_calls(smol_backend):
     assert deltas and deltas[0].function.name == "get_weather"
     assert isinstance(json.loads("".join(d.function.arguments or "" for d in deltas if d.index == 0)), dict)
     assert raw[-1].choices[0].finish_reason == "tool_calls"
+
+
+# --- keep-alive while the model works ---------------------------------------------------------
+
+
+class HeldBackend(ScriptedBackend):
+    """Plays one turn only once ``gate`` is set: a model still at work until the test lets it finish."""
+
+    def __init__(self, turns: list[str]) -> None:
+        super().__init__(turns)
+        self.gate = threading.Event()
+        self.released: bool | None = None
+
+    def complete(self, prompt: str, **options: Any) -> Completion:
+        self.released = self.gate.wait(timeout=30)
+        return super().complete(prompt, **options)
+
+
+def test_serve_sends_keep_alive_comments_before_the_model_finishes_the_turn():
+    import http.client
+
+    backend = HeldBackend([" I know this.\nFinal Answer: It is sunny in Paris."])
+    with running(backend, keepalive_s=0.05) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        body = json.dumps({"model": MODEL, "messages": USER, "tools": WEATHER, "stream": True})
+        connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 200 and response.getheader("Content-Type") == "text/event-stream"
+        first = response.fp.readline()
+        backend.gate.set()
+        rest = response.read().decode()
+        connection.close()
+    assert first == b": keep-alive\n" and backend.released is True
+    events = [json.loads(line[len("data: "):]) for line in rest.splitlines()
+              if line.startswith("data: ") and line != "data: [DONE]"]
+    assert "".join(e["choices"][0]["delta"].get("content") or "" for e in events) == "It is sunny in Paris."
+    assert rest.rstrip().endswith("data: [DONE]")
+
+
+def test_keep_alive_outlasts_a_client_read_timeout_shorter_than_the_turn():
+    # The turn takes 2 s; the client gives up after 1 s without a byte. Beats every 0.1 s keep it reading.
+    backend = HeldBackend([" I know this.\nFinal Answer: It is sunny in Paris."])
+    threading.Timer(2.0, backend.gate.set).start()
+    with running(backend, keepalive_s=0.1) as server:
+        api = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0, timeout=1.0)
+        chunks = list(api.chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "It is sunny in Paris."
+
+
+def test_a_failure_after_a_keep_alive_ends_the_stream_with_an_error_event():
+    backend = HeldBackend([])  # the script is empty: the backend fails once released
+    with running(backend, keepalive_s=0.05) as server:
+        api = client(server)
+        stream = api.chat.completions.create(model=MODEL, messages=USER, tools=WEATHER, stream=True)
+        threading.Timer(0.5, backend.gate.set).start()
+        with pytest.raises(openai.APIError) as info:
+            list(stream)
+    assert "backend" in str(info.value).lower()

@@ -5,7 +5,9 @@ The same printer serves ``react-text run`` (fed live through ``on_event``) and
 the run did. Colour only on a terminal, and never when ``NO_COLOR`` is set.
 
 On a terminal, ``run`` also passes ``Console.token`` as the agent's
-``on_token``: the thought of the turn being generated grows on its own line as
+``on_token``, and each model turn opens with a separator line
+(``── turn 2 ──``) when its prompt goes to the model, so what streams next
+reads as that turn's; then the thought of the turn being generated grows on its own line as
 the model writes it. When the turn is parsed, the printed step is the parsed
 one: the live line is finished if it was the step's thought, and erased and
 reprinted if the parser read the turn differently (no thought, a relabelled
@@ -95,14 +97,14 @@ LABELS = {
            "final": "Final Answer:", "nudge": "Nudge:", "answer": "Answer:", "no_answer": "No answer",
            "proposed": "[proposed one turn; no tool was run]",
            "totals": "[{status}: {steps} steps, {evaluated} prompt tokens evaluated, {generated} generated{timing}]",
-           "seconds": ", {wall:.1f} s"},
+           "seconds": ", {wall:.1f} s", "turn": "── turn {n} ──"},
     "zh": {"template": "模板", "tools": "工具", "none": "无", "question": "问题：",
            "thought": "思考", "action": "行动", "observation": "观察", "format_error": "格式错误",
            "more_actions": "（本轮另有 {k} 个行动未执行：只执行第一个）",
            "final": "最终答案：", "nudge": "提示：", "answer": "答案：", "no_answer": "没有答案",
            "proposed": "[只提出了一轮；没有运行工具]",
            "totals": "[{status}：{steps} 步，评估提示词元 {evaluated} 个，生成 {generated} 个{timing}]",
-           "seconds": "，{wall:.1f} 秒"},
+           "seconds": "，{wall:.1f} 秒", "turn": "── 第 {n} 轮 ──"},
 }
 """Console labels per language; a run's language comes from its template (``zh`` → Chinese)."""
 
@@ -146,6 +148,7 @@ class Console:
         self.live = (bool(isatty and isatty()) if live is None else live) and not raw
         """Show the thought growing as tokens arrive (``token``); on a terminal by default."""
         self._turn: Any = None
+        self._opened: Any = None  # the turn whose separator is printed: a continuation of it gets none
         self._started = False  # the turn's text so far is more than white space
         self._live_text = ""  # the printable first line of the turn so far
         self._line_done = False  # it ended (a newline) or fills the live line: later tokens change nothing
@@ -229,13 +232,19 @@ class Console:
             handler(event)
 
     def _on_prompt(self, e: dict[str, Any]) -> None:
+        """A model turn begins: live, its separator goes out first, so the text that streams next is seen as its
+        own (a transcript printed after the fact numbers every line and needs none)."""
         self._turn = e.get("n")
+        if self.live and self._turn != self._opened:
+            self._opened = self._turn
+            self._line("dim", self._labels["turn"].format(n=self._turn))
         self._started, self._live_text, self._line_done, self._shown = False, "", False, ""
 
     def _on_run_start(self, e: dict[str, Any]) -> None:
         if self.lang is None:
             self._labels = LABELS[run_language(e)]
         self._final_shown = None
+        self._opened = None
         L = self._labels
         template = (e.get("template") or {}).get("name") or "?"
         tools = ", ".join(t.get("name", "?") for t in e.get("tools", [])) or L["none"]

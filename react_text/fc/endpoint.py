@@ -53,6 +53,10 @@ class ServerConfig:
     """A ``functions`` tool's time limit when it declares none (``timeout=None``); a tool's own limit is kept."""
     checks: frozenset[CheckName] = ALL_CHECKS
     """The checks every turn gets (``checks.registry``; ``serve --checks``)."""
+    keepalive_s: float = 10.0
+    """With ``stream: true``, an SSE comment goes out this often while the model works, so a client's
+    read timeout (often 60 s) never fires on a slow turn; the first waits this long, so a quick refusal
+    is still a plain HTTP error."""
 
 
 class ApiError(Exception):

@@ -33,9 +33,11 @@ Choices, and why:
   is clearly an answer; see ``fc.answer_stream``); tool calls go out as
   ``tool_calls`` deltas in OpenAI's shape (id, type and name first, then the
   arguments) as soon as the turn is parsed and its arguments checked, which
-  cannot happen earlier. Nothing is sent before the first piece is ready, so a
-  request that fails before that still gets a plain HTTP error; a failure
-  after it ends the stream with an ``error`` event.
+  cannot happen earlier. While the model works, a ``: keep-alive`` comment
+  goes out every ``keepalive_s`` (the first after that long), so a slow turn
+  never trips a client's read timeout. Nothing is sent before the first piece
+  or keep-alive, so a request that fails sooner still gets a plain HTTP error;
+  a failure after it ends the stream with an ``error`` event.
 * Status codes: 400 malformed request (bad JSON, missing or ill-typed fields),
   401 a missing or wrong API key, 403 a foreign ``Host`` or ``Origin``,
   404 unknown route or model, 405 wrong method, 411 no Content-Length,
@@ -67,7 +69,7 @@ from ..trace import json_text
 from .endpoint import ApiError, ChatRequest, ServerConfig
 from .hosts import host_name, is_loopback, is_loopback_name
 from .service import ChatService
-from .sse import ChunkStream
+from .sse import KEEP_ALIVE, ChunkStream, Heartbeat
 from .wire import DISCARD_CAP, REQUEST_LINE_LIMIT, RequestReader, decode_json_body
 
 __all__ = ["ShimHTTPServer", "make_server", "serve"]
@@ -90,6 +92,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.rfile = io.BufferedReader(self._reader)
         self.wfile = socket.SocketIO(self.connection, "wb")  # unbuffered, as StreamRequestHandler's default
         self._responded = False
+        self._events_started = False
+        self._write_lock = threading.Lock()  # the heartbeat thread writes between the reply's events
 
     def parse_request(self) -> bool:
         self._reader.header_budget = self.server.service.config.max_header_bytes  # the request line is in
@@ -244,32 +248,38 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _stream_chat(self, request: ChatRequest) -> None:
-        """Serve ``stream: true``: SSE chunks as the reply is generated, then ``data: [DONE]``."""
+        """Serve ``stream: true``: SSE chunks as the reply is generated, keep-alive comments while the
+        model works, then ``data: [DONE]``."""
         service = self.server.service
         stream = ChunkStream(service.config.model_name, self._send_event, request.include_usage)
         try:
-            response = service.chat(request, on_content=stream.content)
+            with Heartbeat(service.config.keepalive_s, lambda: self._write_event(KEEP_ALIVE)):
+                response = service.chat(request, on_content=stream.content)
         except ApiError as exc:
-            if not stream.started:
+            if not self._events_started:
                 raise  # nothing sent yet: an ordinary error reply
             self._send_event(exc.body())
             self.close_connection = True
             return
         stream.finish(response)
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
+        self._write_event(b"data: [DONE]\n\n")
         self.close_connection = True
 
     def _send_event(self, data: Mapping[str, Any]) -> None:
-        """One SSE ``data:`` event, flushed; the headers go out with the first."""
-        if not getattr(self, "_events_started", False):
-            self._events_started = True
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.end_headers()
-        self.wfile.write(b"data: " + json_text(data).encode("utf-8") + b"\n\n")
-        self.wfile.flush()
+        """One SSE ``data:`` event."""
+        self._write_event(b"data: " + json_text(data).encode("utf-8") + b"\n\n")
+
+    def _write_event(self, event: bytes) -> None:
+        """Write one SSE event, flushed, one writer at a time; the headers go out with the first."""
+        with self._write_lock:
+            if not self._events_started:
+                self._events_started = True
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.end_headers()
+            self.wfile.write(event)
+            self.wfile.flush()
 
 
 _BUSY_REPLY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"

@@ -84,9 +84,10 @@ def tool_calls(
     ``on_content`` streams a plain answer: it is called with pieces of the
     answer as the model writes them (see ``AnswerStream``); they join to a
     prefix of the final ``content`` (the caller sends the rest). Only answers
-    nothing can still refuse stream (under ``tool_choice="none"``, and the
-    answer asked for after a bare thought); an "auto" turn's own answer is
-    judged whole by the answer checks first. Tool calls are never streamed
+    nothing can still refuse stream (under ``tool_choice="none"``, under
+    "auto" when no answer check and no ``tool_choice`` check is on, and the
+    answer asked for after a bare thought); otherwise an "auto" turn's own
+    answer is judged whole by the answer checks first. Tool calls are never streamed
     here: they exist only once checked against the schemas.
 
     ``template``: a text-protocol template, ``"native"`` (the model's own tool format, ``fc.native``) or
@@ -238,8 +239,11 @@ class _Attempts:
         # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
         # answer checks (``checks.answers``) judge the whole answer first, so there it is sent once accepted; the
         # answer asked for after a bare thought is not checked again, so it streams in either mode.
+        # With no answer check and no tool-choice check switched on, nothing refuses an "auto" answer either.
         self.on_content = on_content if request.choice.mode in ("auto", "none") else None
-        self.streams_first = self.on_content is not None and request.choice.mode == "none"
+        refusable = request.choice.mode == "auto" and bool(
+            in_order("answer", request.checks) or "tool_choice" in request.checks)
+        self.streams_first = self.on_content is not None and not refusable
 
     def run(self, max_retries: int) -> tuple[Verdict, str | None]:
         """The last verdict and the thought that goes with it."""
@@ -290,7 +294,7 @@ class _Attempts:
         return completion.text
 
     def _turn_stream(self, prefix: str) -> AnswerStream | None:
-        """Under ``tool_choice="none"`` the turn's own answer streams as it is written."""
+        """The turn's own answer streams as it is written when nothing can refuse it (``streams_first``)."""
         if not self.streams_first or self.on_content is None:
             return None
         r, n = self.request, self.n

@@ -2,11 +2,51 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
+from types import TracebackType
 from typing import Any, Callable, Mapping
 
-__all__ = ["ChunkStream"]
+__all__ = ["KEEP_ALIVE", "ChunkStream", "Heartbeat"]
+
+KEEP_ALIVE = b": keep-alive\n\n"
+"""An SSE comment: clients skip it, but it resets their read timeout."""
+
+
+class Heartbeat:
+    """Calls ``beat`` every ``interval`` seconds from its own thread while the ``with`` block runs.
+
+    A model turn can take longer than a client waits for the next byte; the
+    beats keep the connection visibly alive. A beat that fails (the client
+    left) ends the beats; the block's own writes will meet the same error.
+    """
+
+    def __init__(self, interval: float, beat: Callable[[], None]) -> None:
+        if interval <= 0:
+            raise ValueError("the keep-alive interval must be > 0")
+        self.interval = interval
+        self.beats = 0
+        self._beat = beat
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sse-heartbeat", daemon=True)
+
+    def __enter__(self) -> "Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._beat()
+            except OSError:
+                return
+            self.beats += 1
 
 
 class ChunkStream:
