@@ -201,3 +201,12 @@ def test_answers_copied_from_the_episodes_are_counted_per_cell():
     md = report.markdown(metrics.summarize(records), [])
     assert "| copied |" in md.splitlines()[4] and "*copied*" in md
     assert json.loads(report.summary_json(metrics.summarize(records), []))["cells"][0]["copied"] == 1
+
+
+def test_every_series_of_the_chart_has_its_own_colour():
+    """The committed chart has 10 series: with 8 colours cycled, 'paper +c' was drawn like 'classic'."""
+    templates = [f"t{i}" for i in range(20)]
+    svg = report.svg_chart(metrics.summarize([rec(template=t) for t in templates]))
+    legend = re.findall(r'width="12" height="12" fill="(#[0-9a-f]{6})"', svg)
+    assert len(legend) == 20 and len(set(legend)) == 20
+    assert report.series_colour(0) == report._PALETTE[0]
