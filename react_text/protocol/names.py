@@ -8,12 +8,13 @@ for the tool it means; everything here maps what it wrote to the canonical name
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-ToolsArg = Union[Iterable[str], Mapping[str, dict], None]
+ToolsArg = Union[Iterable[Any], Mapping[str, dict], None]  # names, schemas, Tool objects or functions
 
 FINAL_NAMES: frozenset[str] = frozenset({
     "final answer", "final_answer", "final-answer", "finalanswer", "final", "finish",
@@ -201,11 +202,26 @@ def toolset(tools: Any) -> Optional[Toolset]:
             params = getattr(item, "parameters", None)
             if isinstance(params, dict):
                 schemas[item.name] = params
+        elif callable(item) and isinstance(getattr(item, "__name__", None), str):
+            names.append(item.__name__)
+            schemas[item.__name__] = _parameters_of(item)
         else:
             raise TypeError(f"cannot read a tool name from {type(item).__name__}")
     if not schemas:
         return _toolset_from_names(tuple(names))
     return Toolset(tuple(names), schemas)
+
+
+def _parameters_of(fn: Any) -> dict:
+    """Argument names (and which are required) of a plain function given as a tool: enough to map a
+    positional or keyless input onto it. Types are the tool layer's business, not the parser's."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a readable signature: its name is enough
+        return {}
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return {"type": "object", "properties": {p.name: {} for p in named},
+            "required": [p.name for p in named if p.default is p.empty]}
 
 
 def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]]:
