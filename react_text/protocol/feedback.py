@@ -45,6 +45,8 @@ class Voice:
     n: int = 1
     lang: Optional[str] = None
     """``zh`` words messages in Chinese; None follows the dialect's own language (Chinese for ``zh``)."""
+    tried: Optional[str] = None
+    """The offered tool the turn named: an example under it fixes the call the model meant to make."""
 
     @property
     def style(self) -> Dialect:
@@ -79,7 +81,7 @@ class Voice:
 
     def action(self, tool: Optional[str] = None, given: Any = None) -> str:
         if tool is None:
-            tool = self.tools.names[0] if self.tools is not None and self.tools.names else "search"
+            tool = self.tried or (self.tools.names[0] if self.tools is not None and self.tools.names else "search")
         return self.style.write_action(tool, self.args(tool, given), self.n)
 
     def thought(self) -> str:
