@@ -380,3 +380,17 @@ def test_traces_list_show_and_prune(tmp_path, monkeypatch, capsys):
     assert main(["traces", "prune", "--older-than", "30d"]) == 0
     assert not old.exists() and new.exists()
     assert main(["traces", "prune", "--older-than", "soon"]) == 2
+
+
+@pytest.mark.parametrize("argv", [["templates", "show", "classic"], ["parse", "--tools", "search", "-"]])
+def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(argv):
+    """`react-text parse … | head`: the pipe is closed before the command writes."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "react_text.cli", *argv], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written (imports take longer)
+    _, err = proc.communicate(b"Action: search\nAction Input: x\n" * 2000, timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()
+    assert proc.returncode == 141

@@ -10,6 +10,7 @@ the parser from them and dispatches.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
@@ -54,3 +55,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """``react-text parse … | head``: the reader closed the pipe, which is no error of ours.
+
+    Further output goes to /dev/null so the interpreter's last flush at exit cannot raise
+    again; the exit status is the shell's for a broken pipe (128 + SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
