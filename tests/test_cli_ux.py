@@ -65,6 +65,15 @@ def test_parse_help_documents_exit_codes_and_an_unreadable_file_is_a_usage_error
     assert main(["parse", str(bad)]) == 1
 
 
+@pytest.mark.parametrize("command", ["run", "compare", "serve", "parse", "models", "traces"])
+def test_a_flag_help_never_shows_a_default_that_reads_backwards(capsys, command):
+    """`--no-quote-evidence … (default: True)` read as if the flag were on unless turned off."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: True)" not in out and "(default: False)" not in out
+
+
 def test_models_install_unknown_is_a_usage_error(capsys):
     assert main(["models", "install", "no-such-model-xyz"]) == 2
     err = capsys.readouterr().err

@@ -22,12 +22,13 @@ _SUBCOMMANDS = [parse.add_parse, run.add_run, traces.add_replay, traces.add_trac
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows each option's default, except empty ones (None, False, []) and ones the help already states."""
+    """Shows each option's default, except empty ones (None, False, []), ones the help already states,
+    and a flag's (``--no-quote-evidence … (default: True)`` read as if the flag were on by default)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         help_text = action.help or ""
         empty = action.default is None or action.default is False or action.default == []
-        if empty or action.default == argparse.SUPPRESS or "default" in help_text.lower():
+        if empty or action.nargs == 0 or action.default == argparse.SUPPRESS or "default" in help_text.lower():
             return help_text
         return super()._get_help_string(action) or help_text
 
