@@ -403,3 +403,12 @@ def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(argv):
     _, err = proc.communicate(b"Action: search\nAction Input: x\n" * 2000, timeout=60)
     assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()
     assert proc.returncode == 141
+
+
+@pytest.mark.parametrize("source", ["def weird(*a):\n    return 1\n", "def weird(x: object):\n    return 1\n"])
+def test_a_function_that_cannot_be_a_tool_is_named_once(tmp_path, source):
+    path = write(tmp_path / "tools.py", source)
+    with pytest.raises(FunctionsError) as err:
+        load_functions(path)
+    assert str(err.value).count("weird") == 1, str(err.value)
+    assert str(err.value).startswith(f"--functions {path}: weird")
