@@ -339,6 +339,7 @@ def test_a_template_that_cannot_render_ends_the_run_cleanly(tmp_path, capsys):
     assert code == 2
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err + captured.out
     assert "no_such_variable" in captured.err
+    assert (captured.out + captured.err).count("no_such_variable") == 1  # said once, not by the console too
     events = read_trace(trace)
     assert [e["event"] for e in events] == ["run_start", "run_end"]
     assert events[-1]["status"] == "template_error"
