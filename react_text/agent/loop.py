@@ -368,7 +368,7 @@ class Agent:
         else:
             events.emit("prompt", n=n, chars=len(prompt), delta=prompt[len(previous):])
         budget = max(1, self.limits.max_total_tokens - state.tokens)
-        specs = {name: self._tool_specs[name] for name in state.tool_names}
+        specs = [self.tools[name] for name in state.tool_names]  # Tool objects: schemas and aliases
         return take_turn(self.backend, self.template, prompt, n, events, self._clock, specs=specs, prose=self.prose,
                          lang=state.lang, lead=lead, on_token=self.on_token, stop=list(self.template.stop),
                          max_tokens=min(self._turn_tokens, budget), temperature=self.temperature, seed=self.seed,
