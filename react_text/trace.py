@@ -22,6 +22,7 @@ prompt text again.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import time
@@ -171,3 +172,27 @@ def without_timings(value: Any) -> Any:
     if isinstance(value, list):
         return [without_timings(v) for v in value]
     return value
+
+
+def traces_dir() -> Path:
+    """The user trace folder, which ``react-text traces`` lists: ``$REACT_TEXT_TRACES``, else
+    ``$REACT_TEXT_HOME/traces``, else ``$XDG_CACHE_HOME/react-text/traces`` (``~/.cache`` by default)."""
+    own = os.environ.get("REACT_TEXT_TRACES")
+    if own:
+        return Path(own).expanduser()
+    home = os.environ.get("REACT_TEXT_HOME")
+    if home:
+        return Path(home).expanduser() / "traces"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "react-text" / "traces"
+
+
+_RUNS = itertools.count(1)
+
+
+def fresh_trace_path(kind: str = "run") -> Path:
+    """A new trace file in the user trace folder (never the working directory, which may be a repo).
+
+    The date, the process and a per-process count name it: two runs in the same second never share a file."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return traces_dir() / f"{kind}-{stamp}-{os.getpid()}-{next(_RUNS)}.jsonl"

@@ -371,6 +371,7 @@ def test_compare_records_a_task_whose_prompt_fails_as_crashed_and_goes_on(tmp_pa
 # --- 8: run history ------------------------------------------------------------------------
 
 def test_traces_list_show_and_prune(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("REACT_TEXT_TRACES")
     monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path))
     folder = tmp_path / "traces"
     old = folder / "run-old.jsonl"
@@ -420,3 +421,15 @@ def test_a_function_that_cannot_be_a_tool_is_named_once(tmp_path, source):
         load_functions(path)
     assert str(err.value).count("weird") == 1, str(err.value)
     assert str(err.value).startswith(f"--functions {path}: weird")
+
+
+def test_runs_from_python_leave_a_trace_that_react_text_traces_lists(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("REACT_TEXT_TRACES", str(tmp_path / "mine"))
+    first = react_text.run("First from Python?", backend=ScriptedBackend([" x\nFinal Answer: 1"]))
+    second = Agent(ScriptedBackend([" y\nFinal Answer: 2"]), [], "classic").run("Second from Python?")
+    assert Path(first.trace_path).parent == tmp_path / "mine" and first.trace_path != second.trace_path
+    assert main(["traces"]) == 0
+    out = capsys.readouterr().out
+    assert "First from Python?" in out and "Second from Python?" in out
+    quiet = Agent(ScriptedBackend([" z\nFinal Answer: 3"]), [], "classic", trace=False).run("Untraced?")
+    assert quiet.trace_path is None and len(list((tmp_path / "mine").glob("*.jsonl"))) == 2

@@ -28,7 +28,7 @@ from ..prompting.templates import TemplateError, as_template
 from ..protocol.dialects import format_action
 from ..redaction import SECRET_FIELDS, Redactor
 from ..tools.cache import ToolCache
-from ..trace import TraceWriter
+from ..trace import TraceWriter, fresh_trace_path
 from ..types import Action, Observation, Step
 from .calls import run_calls, shown_text
 from .constrain import grammar_tokens, turn_grammar
@@ -66,8 +66,8 @@ class Agent:
     then names the catalog model or .gguf path), ``template`` a name or path, ``tools`` may hold
     built-in tool names (``"calculator"``).
 
-    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace`` is a path
-    (a fresh JSONL file per run) or an open ``TraceWriter`` (the caller closes it). ``on_event``
+    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace``: ``True`` (a new file per run in the folder
+    ``react-text traces`` lists), a path, an open ``TraceWriter`` (the caller closes it) or ``False``. ``on_event``
     receives every trace event as it happens (the CLI prints from it); ``on_token`` the text of each
     model turn as it is generated. ``clock`` is injectable so tests can drive the timeout.
     ``prose="final"`` accepts bare prose as the final answer (for chat-wrapped tiny models); the
@@ -91,7 +91,7 @@ class Agent:
         tools: Iterable[Any] = (),
         template: Any = "classic",
         limits: Limits = Limits(),
-        trace: str | Path | TraceWriter | None = None,
+        trace: str | Path | TraceWriter | bool | None = True,
         on_event: Callable[[dict], None] | None = None,
         constrain: bool = False,
         prose: str = "error",
@@ -340,11 +340,11 @@ class Agent:
         return ContextWindow(self.template, token_counter(self.backend), self.context_tokens, self._turn_tokens + 8)
 
     def _open_trace(self) -> tuple[TraceWriter | None, bool]:
-        if self.trace is None:
+        if self.trace is None or self.trace is False:
             return None, False
         if isinstance(self.trace, TraceWriter):
             return self.trace, False
-        return TraceWriter(self.trace, clock=self._clock), True
+        return TraceWriter(fresh_trace_path() if self.trace is True else self.trace, clock=self._clock), True
 
     def _run_start(self, question: str) -> dict[str, Any]:
         return run_header(question, self.template, self.backend, self.limits, self.context_tokens, self.tools.values(),
