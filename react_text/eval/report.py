@@ -26,7 +26,7 @@ def _row(s: CellSummary) -> list[str]:
     return [
         s.model,
         s.name,
-        f"{s.solved}/{s.tasks}",
+        f"{s.solved}/{s.tasks}" + (f" ({_timeouts(s)} timed out)" if _timeouts(s) else ""),
         f"{_pct(s.success_rate)} [{_pct(s.ci_low)}–{_pct(s.ci_high)}]",
         _pct(s.format_error_rate),
         _pct(s.invalid_tool_rate),
@@ -142,10 +142,32 @@ def verdict_lines(v: Verdict) -> list[str]:
                      f"{g.only_a} lost, {_p(g.p_value)}); format errors {_pct(plain.format_error_rate)} → "
                      f"{_pct(constrained.format_error_rate)}, bad tool calls {_pct(plain.invalid_tool_rate)} → "
                      f"{_pct(constrained.invalid_tool_rate)}.")
+    timed = _timeout_line(v)
+    if timed:
+        lines.append(timed)
     if v.weak_categories:
         lines.append("Where it fails: " + ", ".join(f"{c} {k}/{n}" for c, k, n in v.weak_categories)
                      + " (categories below its overall rate, worst first).")
     return lines
+
+
+def _timeouts(s: CellSummary) -> int:
+    return s.statuses.get("timeout", 0)
+
+
+def _timeout_line(v: Verdict) -> str | None:
+    """A task that ran out of time was not answered wrong: say how many, and whether they could
+    have decided the verdict (as many as the lead), so a slow machine does not pick the template."""
+    cells = [v.best, *([v.runner_up.b] if v.runner_up is not None else [])]
+    counts = [(c.name, _timeouts(c)) for c in cells if _timeouts(c)]
+    if not counts:
+        return None
+    said = ", ".join(f"`{name}` {k}" for name, k in counts)
+    lead = v.best.solved - v.runner_up.b.solved if v.runner_up is not None else None
+    decided = lead is not None and sum(k for _, k in counts) >= lead
+    return (f"Timed out (counted unsolved, not wrong): {said} task(s)"
+            + ("; as many as the lead, so the timeouts may have decided this verdict" if decided else "")
+            + ". On a slow machine, rerun with a larger `--timeout` (seconds per task).")
 
 
 def _category_rows(summaries: Sequence[CellSummary]) -> tuple[list[str], list[list[str]]]:
