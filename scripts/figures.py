@@ -68,15 +68,29 @@ def figures(root: Path = ROOT) -> dict[str, str]:
     summary = json.loads((root / "results" / "compare" / "summary.json").read_text(encoding="utf-8"))
     out = compare_figures(summary)
     out.update(peer_figures((root / "bench" / "peers.md").read_text(encoding="utf-8")))
-    suites = sorted((root / "suites").glob("*.jsonl"))
+    out.update(suite_figures(root / "suites"))
+    return out
+
+
+def suite_figures(folder: Path) -> dict[str, str]:
+    """How many suites ship and their tasks, in all and per language (``suites.tools.en``…)."""
+    out = {}
+    langs: dict[str, int] = {}
+    suites = sorted(folder.glob("*.jsonl"))
+    for suite in suites:
+        tasks = [json.loads(line) for line in suite.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for lang in ("en", "zh"):
+            n = sum(1 for t in tasks if t.get("lang") == lang)
+            out[f"suites.{suite.stem}.{lang}"] = str(n)
+            langs[lang] = langs.get(lang, 0) + n
     out["suites.count"] = str(len(suites))
-    out["suites.tasks"] = str(sum(1 for s in suites for line in s.read_text(encoding="utf-8").splitlines()
-                                  if line.strip()))
+    out["suites.tasks"] = str(sum(langs.values()))
+    out.update({f"suites.{lang}": str(n) for lang, n in langs.items()})
     return out
 
 
 def documents(root: Path = ROOT) -> list[Path]:
-    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "suites" / "README.md"]
 
 
 def rewrite(text: str, known: dict[str, str]) -> str:
