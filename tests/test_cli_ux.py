@@ -90,6 +90,7 @@ def test_models_install_unknown_is_a_usage_error(capsys):
 def test_models_list_says_where_each_model_comes_from(capsys):
     assert main(["models"]) == 0
     out = capsys.readouterr().out
+    assert "hold one chunk" in " ".join(out.split()) and "then uninstalls them" in " ".join(out.split())
     catalog = json.loads((Path(__file__).resolve().parent.parent / "models" / "catalog.json").read_text())
     assert "pinned to exact versions" in out and "verified against its sha256 after assembly" in out
     for model in catalog["models"]:

