@@ -7,7 +7,8 @@
     tools, in passes of about a second; best pass of ``--runs``.
 (b) seconds per MB for each hostile input: the shapes of issue 2, the 13
     shapes of the issue 11 audit (floods of one construct each, about 1 MB),
-    and a few more from the peer comparison; best of ``--runs``.
+    a few more from the peer comparison, and the floods of quotes and escapes
+    of issue 26; best of ``--runs``.
 
 Both CPU time (``time.process_time``) and wall time are printed. The targets
 are judged on CPU time: the machine is shared by several jobs, and wall time
@@ -93,6 +94,13 @@ EXTRA_INPUTS: dict[str, Callable[[], str]] = {
     "thought lines x100k": lambda: "Thought: hmm\n" * 100_000,
 }
 
+# Floods of quotes and escapes from the issue 26 audit (a Python step per character before).
+ISSUE26_INPUTS: dict[str, Callable[[], str]] = {
+    "single-quote flood input": lambda: "Action: search\nAction Input: " + "'" * MB,
+    "escaped lone surrogates": lambda: '{"action":"search","action_input":{"query":"' + "\\ud800" * 166_000 + '"}}',
+    "escaped quotes, never closed": lambda: '{"query": "' + '\\"' * (MB // 2),
+}
+
 
 def load_cases(path: Path) -> list[tuple[str, list]]:
     with path.open(encoding="utf-8") as fh:
@@ -147,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(b) hostile inputs, best of {args.runs}; target < {ADVERSARIAL_TARGET_S} s of CPU per MB")
     print(f"| {'input':<32} | {'size':>8} | {'cpu s':>8} | {'wall s':>8} | {'cpu s/MB':>8} | {'result':<14} | target |")
     print(f"|{'-' * 34}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 16}|--------|")
-    for table in (ISSUE_INPUTS, ISSUE11_INPUTS, EXTRA_INPUTS):
+    for table in (ISSUE_INPUTS, ISSUE11_INPUTS, EXTRA_INPUTS, ISSUE26_INPUTS):
         for name, make in table.items():
             text = make()
             cpu, wall, outcome = seconds(text, args.runs)

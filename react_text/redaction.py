@@ -10,8 +10,11 @@ JSON data out) and replaces
 * ``name: value`` / ``name=value`` / ``"name": "value"`` for those names
   inside free text (a model's ``Action Input`` JSON, a prompt);
 * values that look like credentials wherever they are: ``sk-…`` / ``ghp_…`` /
-  ``AKIA…`` / ``xox?-…`` / ``AIza…`` keys, JWTs, ``Bearer`` tokens and PEM
-  private keys.
+  ``AKIA…`` / ``xox?-…`` / ``AIza…`` keys, JWTs, ``Bearer`` and ``Basic``
+  credentials, PEM private keys, and the ``user:password@`` part of a URL.
+
+Traces redact with the default fields unless told not to (``trace.TraceWriter``),
+so a key a user pasted into a question or a tool returned is not written down.
 
 A redacted trace cannot be replayed exactly (its prompts no longer match what
 the model was sent); that is the price of not writing the secret down.
@@ -23,13 +26,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["MASK", "SECRET_FIELDS", "Redactor", "is_secret_field"]
+__all__ = ["MASK", "SECRET_FIELDS", "Redactor", "is_secret_field", "safe_url"]
 
 MASK = "[redacted]"
 
 SECRET_FIELDS = frozenset({
-    "password", "passwd", "pwd", "passphrase", "secret", "clientsecret", "token", "accesstoken",
-    "refreshtoken", "idtoken", "authtoken", "apikey", "apitoken", "accesskey", "secretkey", "privatekey",
+    "password", "passwd", "pass", "pwd", "passphrase", "secret", "clientsecret", "token", "accesstoken",
+    "refreshtoken", "idtoken", "authtoken", "apikey", "xapikey", "apisecret", "apitoken", "accesskey", "secretkey", "privatekey",
     "authorization", "cookie", "setcookie", "sessionid",
 })
 """Field names (normalised: casefolded, without ``_``/``-``/spaces) always treated as secret."""
@@ -43,9 +46,19 @@ _SECRET_VALUES = re.compile(
     r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
     r"|\bAIza[0-9A-Za-z_\-]{35}"
     r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
-    r"|(?<=\bBearer )[A-Za-z0-9._~+/\-]{8,}=*",
+    r"|(?<=\bBearer )[A-Za-z0-9._~+/\-]{8,}=*"
+    r"|(?<=\bBasic )[A-Za-z0-9+/]{8,}=*"
+    r"|(?<=://)[^/\s@?#\[\]]+(?=@)",
     re.DOTALL | re.IGNORECASE,
 )
+
+
+_USERINFO = re.compile(r"(?<=://)[^/\s@?#]*@")
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its ``user:password@`` part, for anything logged or sent to a client."""
+    return _USERINFO.sub("", url)
 
 
 def _norm(name: str) -> str:
@@ -69,10 +82,12 @@ class Redactor:
 
     @classmethod
     def from_option(cls, redact: Any) -> "Redactor | None":
-        """The redactor an ``Agent(redact=...)`` option asks for: None for none; a field name or names
-        add to the defaults; a callable (which does its own masking) keeps only the defaults."""
-        if redact is None:
+        """The redactor an ``Agent(redact=...)`` option asks for: None the defaults; False none; a field
+        name or names add to the defaults; a callable (which does its own masking) keeps only the defaults."""
+        if redact is False:
             return None
+        if redact is None:
+            return cls()
         return cls.with_fields(() if callable(redact) else [redact] if isinstance(redact, str) else redact)
 
     def text(self, value: str) -> str:
@@ -108,8 +123,8 @@ def _pair_pattern(fields: frozenset[str]) -> re.Pattern[str]:
         spelled = "|".join(sorted((r"[\s_\-]?".join(re.escape(c) for c in name) for name in fields), key=len,
                                   reverse=True))
         pattern = re.compile(
-            rf"""((?<![A-Za-z0-9_\-])["']?(?:{spelled})["']?\s*[:=]\s*(?:Bearer\s+)?["']?)"""
-            r"""(?!\[redacted\]|Bearer\b)[^\s"',;}\]]{1,}""",
+            rf"""((?<![A-Za-z0-9_\-])["']?(?:{spelled})["']?\s*[:=]\s*(?:(?:Bearer|Basic|Token)\s+)?["']?)"""
+            r"""(?!\[redacted\]|(?:Bearer|Basic|Token)\b)[^\s"',;{}\[\]][^\s"',;}\]]*""",
             re.IGNORECASE,
         )
         _PAIR_CACHE[fields] = pattern

@@ -17,17 +17,26 @@ appended text after it, so ``prompts_from_events`` rebuilds every prompt
 exactly (the replay backend checks against them) without the trace growing
 quadratically. A turn after older steps were cut (``context``) holds its full
 prompt text again.
+
+Traces hold what users and tools typed, so a writer masks secrets by default
+(``redaction.Redactor``: key-like values, ``password: …`` pairs, URL
+passwords) and keeps the file to its owner: the file is created ``0600`` and
+any folder the writer creates ``0700``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import itertools
 import json
 import os
+import stat
 import time
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
+
+from .redaction import Redactor
 
 TIMING_KEYS = frozenset({"t", "seconds", "model_seconds", "tool_seconds", "engine_seconds", "wall_seconds"})
 """Fields that legitimately differ between a run and its replay."""
@@ -74,15 +83,22 @@ class TraceWriter:
 
     ``t`` on every event is seconds since the writer opened (from ``clock``),
     so a trace reads as a timeline without wall-clock dates in every line.
+    ``redactor`` masks each event's data before it is written (the default
+    fields and secret-looking values; None writes everything as it came).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False, clock: Any = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False, clock: Any = None,
+                 redactor: Callable[[Any], Any] | None = Redactor()) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         self._fsync = fsync
         self._clock = clock or time.monotonic
         self._t0 = self._clock()
-        self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")
+        self._redactor = redactor
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_TRUNC
+        self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
 
     @property
     def closed(self) -> bool:
@@ -90,7 +106,10 @@ class TraceWriter:
 
     def write(self, event: str, **data: Any) -> dict[str, Any]:
         """Write one event line and flush it; returns the event as written."""
-        record = {"event": event, "t": round(self._clock() - self._t0, 6), **to_jsonable(data)}
+        fields = to_jsonable(data)
+        if self._redactor is not None:
+            fields = self._redactor(fields)
+        record = {"event": event, "t": round(self._clock() - self._t0, 6), **fields}
         if self._file is None:
             raise ValueError(f"trace {self.path} is closed")
         self._file.write(json_text(record) + "\n")
@@ -111,6 +130,33 @@ class TraceWriter:
         self.close()
 
 
+def private_dir(folder: str | os.PathLike[str]) -> Path:
+    """``folder``, created ``0700`` (with its missing parents) when absent; an existing folder is left as it is."""
+    path = Path(folder)
+    for level in reversed([path, *path.parents]):
+        if not level.is_dir():
+            level.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """``path`` opened for reading in binary, or ``OSError`` when it is not a regular file.
+
+    A trace folder or a path someone typed may name a FIFO, which would block
+    an ordinary open for ever, or a device that never ends (``/dev/zero``).
+    The open is non-blocking, so a FIFO returns at once, and the type is read
+    from the opened file itself, so nothing can be swapped in between.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """All events of a trace; a torn last line (crash mid-write) is skipped.
 
@@ -120,7 +166,8 @@ def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """
     p = Path(path)
     try:
-        raw = p.read_text(encoding="utf-8", errors="replace")
+        with open_regular(p) as fh:
+            raw = fh.read().decode("utf-8", errors="replace")
     except OSError as exc:
         raise TraceError(f"cannot read trace {p}: {exc.strerror or exc}") from None
     lines = raw.split("\n")
@@ -195,4 +242,6 @@ def fresh_trace_path(kind: str = "run") -> Path:
 
     The date, the process and a per-process count name it: two runs in the same second never share a file."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return traces_dir() / f"{kind}-{stamp}-{os.getpid()}-{next(_RUNS)}.jsonl"
+    folder = private_dir(traces_dir())
+    folder.chmod(0o700)  # ours alone: a folder an older version made 0755 is tightened
+    return folder / f"{kind}-{stamp}-{os.getpid()}-{next(_RUNS)}.jsonl"

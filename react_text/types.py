@@ -32,7 +32,7 @@ RepairCode = Literal[
 """What the parser had to mend to read a turn (``Step.repairs``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Action:
     """One tool call read from a model turn.
 
@@ -45,8 +45,12 @@ class Action:
     args: Args
     span: tuple[int, int] = (0, 0)
 
+    def __init__(self, tool: str, args: Args, span: tuple[int, int] = (0, 0)) -> None:
+        fields = self.__dict__  # frozen: filled directly, see Step.__init__
+        fields["tool"], fields["args"], fields["span"] = tool, args, span
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class FormatError:
     """Why a turn could not be used, written for the model to read.
 
@@ -68,8 +72,12 @@ class FormatError:
     message: str
     detail: Optional[str] = None
 
+    def __init__(self, code: ErrorCode, message: str, detail: Optional[str] = None) -> None:
+        fields = self.__dict__  # frozen: filled directly, see Step.__init__
+        fields["code"], fields["message"], fields["detail"] = code, message, detail
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Step:
     """One parsed model turn.
 
@@ -88,6 +96,16 @@ class Step:
     end: int = 0
     """Offset in ``text`` after which nothing is trusted (a made-up observation,
     a second question). The loop keeps ``text[:end]`` in the scratchpad."""
+
+    def __init__(self, text: str, thought: str | None = None, actions: tuple[Action, ...] = (),
+                 final_answer: str | None = None, error: FormatError | None = None,
+                 repairs: tuple[RepairCode, ...] = (), end: int = 0) -> None:
+        # The __init__ a frozen dataclass writes sets each field through object.__setattr__: a
+        # fourteenth of a short turn's parse. Filling the instance dictionary gives the same
+        # object; the class stays frozen, compared and hashed by its fields as before.
+        fields = self.__dict__
+        fields["text"], fields["thought"], fields["actions"] = text, thought, actions
+        fields["final_answer"], fields["error"], fields["repairs"], fields["end"] = final_answer, error, repairs, end
 
     @property
     def ok(self) -> bool:

@@ -25,7 +25,7 @@ from react_text.catalog import DEFAULT_MODEL
 from react_text.prompting.templates import load_template
 
 ANSWER = " I know this.\nFinal Answer: 3379"
-TRUSTING = Limits(require_observation=False)
+TRUSTING = "-no_observation"
 """Scripted answers come without a tool result; the "use a tool first" check is not what these tests are about."""
 
 
@@ -75,7 +75,7 @@ def test_names_are_accepted_wherever_objects_are():
 
 def test_the_old_positional_constructor_still_works():
     backend = ScriptedBackend([ANSWER])
-    agent = Agent(backend, [calculator], load_template("classic"), Limits(max_steps=2, require_observation=False))
+    agent = Agent(backend, [calculator], load_template("classic"), Limits(max_steps=2), checks=TRUSTING)
     assert agent.backend is backend and agent.limits.max_steps == 2
     assert agent.run("What is 37 * 91 + 12?").answer == "3379"
 
@@ -94,8 +94,8 @@ def test_a_bad_name_fails_at_once_saying_what_works(options, message):
 
 def test_instructions_go_in_front_of_the_rendered_template():
     backend = ScriptedBackend([ANSWER, ANSWER])
-    Agent(backend, [calculator], instructions="  Answer in French.\n", limits=TRUSTING).run("What is 37 * 91 + 12?")
-    Agent(backend, [calculator], limits=TRUSTING).run("What is 37 * 91 + 12?")
+    Agent(backend, [calculator], instructions="  Answer in French.\n", checks=TRUSTING).run("What is 37 * 91 + 12?")
+    Agent(backend, [calculator], checks=TRUSTING).run("What is 37 * 91 + 12?")
     with_instructions, plain = backend.prompts
     assert with_instructions == "Answer in French.\n\n" + plain
 
@@ -104,7 +104,7 @@ def test_one_call_run_with_every_option_by_name():
     backend = ScriptedBackend([ANSWER])
     seen: list[str] = []
     result = react_text.run("What is 37 * 91 + 12?", tools=["calculator"], backend=backend, on_token=seen.append,
-                            limits=TRUSTING)
+                            checks=TRUSTING)
     assert result.status == "answered" and result.answer == "3379"
     assert "".join(seen) == ANSWER
 
@@ -116,7 +116,7 @@ def test_chat_keeps_one_append_only_scratchpad_and_run_stays_apart():
         " It was 3379, doubled.\nFinal Answer: 6758",
         " Fresh.\nFinal Answer: 1",
     ])
-    agent = Agent(backend, [calculator], limits=TRUSTING)
+    agent = Agent(backend, [calculator], checks=TRUSTING)
     first = agent.chat("What is 37 * 91 + 12?")
     assert agent.history == backend.prompts[1] + ANSWER
     second = agent.chat("  And twice that?  ")
@@ -132,7 +132,7 @@ def test_chat_keeps_one_append_only_scratchpad_and_run_stays_apart():
 
 def test_chat_follow_up_uses_the_templates_own_question_label():
     backend = ScriptedBackend(["我知道。\n最终答案：3379", "两倍。\n最终答案：6758"])
-    agent = Agent(backend, [calculator], "zh", TRUSTING)
+    agent = Agent(backend, [calculator], "zh", checks=TRUSTING)
     agent.chat("37 乘以 91 再加 12 等于多少？")
     agent.chat("再乘以 2 呢？")
     assert backend.prompts[1].endswith("最终答案：3379\n\n问题：再乘以 2 呢？\n思考：")
@@ -142,7 +142,7 @@ def test_a_question_that_never_reached_the_model_leaves_the_conversation_as_it_w
     from react_text.backends.base import BackendError
 
     backend = ScriptedBackend([ANSWER, BackendError("server down"), " Second.\nFinal Answer: 2"])
-    agent = Agent(backend, [calculator], limits=TRUSTING)
+    agent = Agent(backend, [calculator], checks=TRUSTING)
     agent.chat("First?")
     assert agent.chat("Lost?").status == "backend_error"
     agent.chat("Second?")

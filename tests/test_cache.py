@@ -21,10 +21,9 @@ from react_text.agent.decisions import Retry, RunTools
 from react_text.agent.loop import Agent
 from react_text.agent.state import Limits
 from react_text.prompting.templates import load_template
-from react_text.tools.cache import ToolCache, cache_key, default_cache_dir
+from react_text.tools.cache import Hit, ToolCache, cache_key, default_cache_dir
 from react_text.tools.spec import tool
 from react_text.trace import read_trace
-from react_text.types import Observation
 
 
 class Counter:
@@ -177,14 +176,14 @@ def test_tools_not_declared_pure_and_failures_are_never_stored(counter, template
 def test_a_damaged_entry_is_a_miss_and_is_rewritten(counter, template, tmp_path):
     cache = ToolCache(tmp_path / "cache")
     square = make_tools(counter)[0]
-    assert cache.put(square, {"n": 7}, Observation(ok=True, text="49"))
+    assert cache.put(square, {"n": 7}, 49)
     (entry,) = (tmp_path / "cache").rglob("*.json")
-    assert json.loads(entry.read_text())["version"] == "1"
-    entry.write_text('{"tool": "square", "vers')
+    assert json.loads(json.loads(entry.read_text())["payload"])["tool"][-2:] == ["version", "1"]
+    entry.write_text('{"payload": "{\\"format')
     assert cache.get(square, {"n": 7}) is None
     run_once(counter, template, cache, [act("square", {"n": 7}), final("49")], question="7 squared?")
     assert counter.count("square") == 1
-    assert cache.get(square, "7") == Observation(ok=True, text="49")
+    assert cache.get(square, "7") == Hit(49)
 
 
 def test_cache_key_is_the_bound_arguments():

@@ -270,12 +270,13 @@ def test_serve_runs_its_own_functions_for_requests_without_tools(tmp_path):
     tools = tuple(load_functions(write(tmp_path / "f.py", FUNCS)))
     backend = ScriptedBackend([' Price.\nAction: lookup_price\nAction Input: {"item": "apple"}',
                                " Done.\nFinal Answer: An apple costs 0.40 euros."])
-    server = make_server(backend, ServerConfig(model_name="m", functions=tools), host="127.0.0.1", port=0)
+    server = make_server(backend, ServerConfig(model_name="m", functions=tools, api_key="k"), host="127.0.0.1", port=0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        reply = requests.post(server.url + "/v1/chat/completions", timeout=60, json={
-            "model": "m", "messages": [{"role": "user", "content": "How much is an apple?"}]}).json()
+        reply = requests.post(server.url + "/v1/chat/completions", timeout=60, headers={"Authorization": "Bearer k"},
+                              json={"model": "m", "messages": [{"role": "user", "content": "How much is an apple?"}]}
+                              ).json()
     finally:
         server.shutdown()
         server.server_close()

@@ -12,7 +12,7 @@ from react_text.backends.scripted import ScriptedBackend
 from react_text.prompting.episodes import episode_values
 from react_text.prompting.example_sets import coerce_episodes
 from react_text.prompting.templates import load_template
-from react_text.protocol.guards import copied_example_value
+from react_text.checks.answers import copied_example_value
 from react_text.tools.spec import tool
 
 EXAMPLES = [{

@@ -151,7 +151,7 @@ def test_a_refusal_of_a_quoted_answer_is_questioned_and_the_thought_quotes_it_ba
 
 def test_quote_evidence_off_leaves_the_thought_to_the_model() -> None:
     action = 'Thought: I search.\nAction: search\nAction Input: {"query": "Lake Emmerlin depth"}'
-    agent, backend = _search_agent([action, " It is 143 metres.\nFinal Answer: 143"], quote_evidence=False)
+    agent, backend = _search_agent([action, " It is 143 metres.\nFinal Answer: 143"], checks="-evidence")
     assert agent.run("How deep is Lake Emmerlin at its deepest point, in metres?").answer == "143"
     assert backend.prompts[1].endswith("Thought:")
 
@@ -160,8 +160,8 @@ def test_quote_evidence_off_leaves_the_thought_to_the_model() -> None:
 def test_the_cli_can_turn_the_quote_off(command: list[str]) -> None:
     from react_text.cli.main import build_parser
 
-    assert build_parser().parse_args(command).quote_evidence is True
-    assert build_parser().parse_args([*command, "--no-quote-evidence"]).quote_evidence is False
+    assert "evidence" in build_parser().parse_args(command).checks
+    assert "evidence" not in build_parser().parse_args([*command, "--checks=-evidence"]).checks
 
 
 def test_an_answer_from_a_search_instead_of_the_quote_is_questioned_and_the_thought_quotes_it_back() -> None:

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from react_text.agent.decisions import Finish, Retry, RunTool
 from react_text.agent.loop import Agent
-from react_text.agent.state import Limits
 from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.console import Console
 from react_text.prompting.templates import load_template
@@ -233,9 +232,9 @@ def test_a_grounded_call_runs_at_once(tools, ran):
     assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"] and ran == [(120, 4)]
 
 
-def test_require_grounded_calls_false_turns_the_check_off(tools, ran):
+def test_switching_ungrounded_off_turns_the_check_off(tools, ran):
     backend = ScriptedBackend([COPIED, final("0.21 each")])
-    agent = Agent(backend, tools, load_template("classic"), limits=Limits(require_grounded_calls=False))
+    agent = Agent(backend, tools, load_template("classic"), checks="-ungrounded")
     result = agent.run(AUSTEN)
     assert [type(s.decision).__name__ for s in result.steps] == ["RunTool", "Finish"]
     assert ran == [(2.5, 12)] and len(backend.calls) == 2

@@ -84,7 +84,7 @@ def still_unlabelled(thought: str) -> list[str]:
     return [thought, ""]
 
 
-NOT_GROUNDED = Limits(require_grounded_calls=False)
+NOT_GROUNDED = "-ungrounded"
 """For tests of tool faults, whose made-up arguments ("1") the grounding check would question first."""
 
 
@@ -266,7 +266,7 @@ def test_format_errors_stop_after_the_cap(tools, template):
 
 def test_format_error_then_recovery(tools, template):
     agent, backend = make_agent([*still_unlabelled(" just chatting"), final("fine")], tools, template,
-                                limits=Limits(require_observation=False))
+                                checks="-no_observation")
     result = agent.run("q")
     assert result.status == "answered" and result.answer == "fine"
     assert isinstance(result.steps[0].decision, Retry)
@@ -275,7 +275,7 @@ def test_format_error_then_recovery(tools, template):
 
 def test_unknown_tool_error_names_the_valid_tools(tools, template):
     agent, backend = make_agent([act("calculate", {"x": 1}), final("ok")], tools, template,
-                                limits=Limits(require_observation=False))
+                                checks="-no_observation")
     result = agent.run("q")
     assert result.status == "answered"
     shown = result.steps[0].observation_text
@@ -338,7 +338,7 @@ def test_a_refusal_after_a_search_or_with_every_tool_tried_stands(tools, templat
 
 def test_the_no_fit_correction_fires_once_then_an_unknown_tool_is_a_format_error(tools, template):
     email = act("send_email", {"to": "landlord"})
-    agent, _ = make_agent([email, email, final("done")], tools, template, limits=Limits(require_observation=False))
+    agent, _ = make_agent([email, email, final("done")], tools, template, checks="-no_observation")
     result = agent.run("Send an email to my landlord.")
     reasons = [r.decision.reason for r in result.steps if isinstance(r.decision, Retry)]
     assert reasons == ["guard:no_fit", "format_error:unknown_tool"]
@@ -346,7 +346,7 @@ def test_the_no_fit_correction_fires_once_then_an_unknown_tool_is_a_format_error
 
 def test_a_misspelt_or_copied_tool_is_no_decline(tools, template):
     agent, _ = make_agent([act("lookupp", {"query": "cat"}), final("ok")], tools, template,
-                          limits=Limits(require_observation=False))
+                          checks="-no_observation")
     result = agent.run("What is a cat?")
     assert result.steps[0].decision.reason == "format_error:unknown_tool"
     assert "Did you mean lookup?" in result.steps[0].observation_text
@@ -363,7 +363,7 @@ def test_tool_failures_stop_after_retries(template, calls):
         raise RuntimeError(f"service down ({n})")
 
     turns = [act("flaky", {"n": i}) for i in range(10)]
-    agent, backend = make_agent(turns, [flaky], template, limits=Limits(max_tool_retries=2, require_grounded_calls=False))
+    agent, backend = make_agent(turns, [flaky], template, limits=Limits(max_tool_retries=2), checks="-ungrounded")
     result = agent.run("q")
     assert result.status == "tool_failures"
     assert calls.count("flaky") == 3  # first failure + 2 retries
@@ -397,7 +397,7 @@ def test_interrupted_in_tool(template):
         """Simulates Ctrl-C while the tool runs."""
         raise KeyboardInterrupt
 
-    agent, _ = make_agent([act("boom", {"x": "1"})], [boom], template, limits=NOT_GROUNDED)
+    agent, _ = make_agent([act("boom", {"x": "1"})], [boom], template, checks=NOT_GROUNDED)
     result = agent.run("q")
     assert result.status == "interrupted"
 
@@ -443,7 +443,7 @@ def test_hanging_tool_times_out(template):
         return "late"
 
     agent, backend = make_agent([act("hang", {"x": "1"}), final("gave up waiting")], [hang], template,
-                                limits=Limits(tool_timeout_s=0.2, require_grounded_calls=False))
+                                limits=Limits(tool_timeout_s=0.2), checks="-ungrounded")
     try:
         result = agent.run("q")
     finally:
@@ -461,7 +461,7 @@ def test_megabyte_result_is_truncated(template):
         return "y" * 3_000_000
 
     agent, backend = make_agent([act("dump", {"x": "1"}), final("too big")], [dump], template,
-                                limits=Limits(max_observation_chars=500, require_grounded_calls=False))
+                                limits=Limits(max_observation_chars=500), checks="-ungrounded")
     result = agent.run("q")
     obs = result.steps[0].observation
     assert obs is not None and obs.truncated
@@ -471,7 +471,7 @@ def test_megabyte_result_is_truncated(template):
 
 def test_bad_arguments_become_observation(tools, template):
     agent, backend = make_agent([act("multiply", {"a": "many", "b": 2}), final("?")], tools, template,
-                                limits=NOT_GROUNDED)
+                                checks=NOT_GROUNDED)
     result = agent.run("q")
     obs = result.steps[0].observation
     assert obs is not None and obs.code == "bad_arguments"
@@ -493,7 +493,7 @@ def test_cut_off_action_is_refused_as_truncated(tools, template, calls):
 
 def test_require_observation_refuses_first_unsupported_answer(tools, template):
     agent, backend = make_agent([final("12"), final("12")], tools, template,
-                                limits=Limits(require_observation=True))
+                                limits=Limits())
     result = agent.run("q")
     assert result.status == "answered" and result.answer == "12"
     assert isinstance(result.steps[0].decision, Retry)
@@ -503,13 +503,13 @@ def test_require_observation_refuses_first_unsupported_answer(tools, template):
 
 def test_require_observation_accepts_answer_after_real_observation(tools, template):
     agent, backend = make_agent([act("multiply", {"a": 3, "b": 4}), final("12")], tools, template,
-                                limits=Limits(require_observation=True))
+                                limits=Limits())
     result = agent.run("What is 3 * 4?")
     assert result.status == "answered" and len(backend.calls) == 2
 
 
 def test_guard_off_by_default_and_without_tools(template):
-    agent, _ = make_agent([final("hi")], [], template, limits=Limits(require_observation=True))
+    agent, _ = make_agent([final("hi")], [], template, limits=Limits())
     assert agent.run("q").status == "answered"
 
 
@@ -540,7 +540,7 @@ def test_decide_is_pure_and_data_only():
     step = parse('Thought: x\nAction: lookup\nAction Input: {"query": "cat"}', {"lookup": {}})
     assert decide(state, step) == decide(state, step) == RunTool(step.actions[0])
     fin = parse("Thought: done\nFinal Answer: 7")
-    assert decide(state, fin) == Retry(decide(state, fin).observation, "needs_observation")  # once, no tool ran yet
+    assert decide(state, fin) == Retry(decide(state, fin).observation, "needs_observation", check="no_observation")  # once, no tool ran yet
     assert decide(replace_state(state, observation_nudged=True), fin) == Finish("7")
     prose = parse("Thought: hmm, no idea", {"lookup": {}})
     assert isinstance(decide(state, prose), Retry)
@@ -744,7 +744,7 @@ def test_after_a_continued_turn_the_next_prompt_is_traced_whole(tools, template,
 def test_a_turn_cut_by_the_token_limit_is_not_continued(tools, template):
     long = " " + " ".join(["word"] * 20)
     backend = ScriptedBackend([long, *still_unlabelled(" ok"), final("77")])
-    result = Agent(backend, tools, template, limits=Limits(max_turn_tokens=8, require_observation=False)).run(
+    result = Agent(backend, tools, template, limits=Limits(max_turn_tokens=8), checks="-no_observation").run(
         "How many days are 11 weeks?")
     assert result.steps[0].finish_reason == "length"
     # the next call is the next turn, after the error, not the cut turn asked to go on
@@ -755,7 +755,7 @@ def test_a_turn_cut_by_the_token_limit_is_not_continued(tools, template):
 
 def test_a_constrained_turn_is_not_continued(tools, template):
     backend = ScriptedBackend([" The answer is 77.", final("77")], supports_grammar=True)
-    agent = Agent(backend, tools, template, constrain=True, limits=Limits(require_observation=False))
+    agent = Agent(backend, tools, template, constrain=True, checks="-no_observation")
     result = agent.run("How many days are 11 weeks?")
     assert result.status == "answered" and result.answer == "77" and len(result.steps) == 2
     assert isinstance(result.steps[0].decision, Retry) and result.steps[0].decision.reason == "format_error:no_action"
@@ -764,7 +764,7 @@ def test_a_constrained_turn_is_not_continued(tools, template):
 
 def test_a_continuation_that_still_has_no_label_is_one_format_error(tools, template):
     backend = ScriptedBackend([*still_unlabelled(" Hmm."), final("77")])
-    result = Agent(backend, tools, template, limits=Limits(require_observation=False)).run("11 weeks in days?")
+    result = Agent(backend, tools, template, checks="-no_observation").run("11 weeks in days?")
     assert [type(s.decision).__name__ for s in result.steps] == ["Retry", "Finish"]
     assert len(backend.calls) == 3 and backend.prompts[1] == backend.prompts[0] + " Hmm.\n"
     assert result.steps[0].step.error.message in backend.prompts[2][len(backend.prompts[1]):]

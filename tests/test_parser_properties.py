@@ -142,6 +142,8 @@ def test_never_raises_on_long_repetitions(piece: str, times: int) -> None:
     '{"action": "search", "action_input": "' + "a" * 200_000, "\n" * 100_000, "\x00" * 1000,
     "Action: search\nAction Input: q\n" * 10_000, "```json\n" * 20_000, '"' * 100_000,
     '{"a": ' * 10_000 + "1" + "}" * 10_000, "\ud800\udfff lone surrogates \udc00",
+    "Action: search\nAction Input: " + "'" * 200_000, '{"query": "' + '\\"' * 100_000,
+    '{"action":"search","action_input":{"query":"' + "\\ud800" * 30_000 + '"}}',
 ])
 def test_hostile_inputs_give_a_step(text: str) -> None:
     assert_well_formed(parse(text, ["search", "calculator"]), text)

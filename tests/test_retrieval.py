@@ -6,7 +6,10 @@ toolbox; the suite's answers are re-derived by calling its tools.
 
 from __future__ import annotations
 
+import random
 import re
+import string
+import time
 from pathlib import Path
 
 import pytest
@@ -18,10 +21,11 @@ from react_text.eval.planning import task_tools
 from react_text.protocol.dialects import format_action, format_final
 from react_text.agent.decisions import RunTool
 from react_text.agent.loop import Agent
-from react_text.agent.state import Limits
+from react_text.tools.spec import tool
 from react_text.eval.suites import BUILTIN_TOOLS, load_suite, match_answer
 from react_text.prompting.templates import load_template
-from react_text.prompting.retrieval import LIST_TOOLS, ToolIndex, ToolRetrieval, clear_pick, fits_nothing, tool_terms
+from react_text.prompting.retrieval import (LIST_TOOLS, ToolIndex, ToolRetrieval, clear_pick, fits_nothing, index_for,
+                                            tool_terms)
 from react_text.eval.toolbox import TOOLBOX, toolbox_tools
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "many_tools" / "many_tools.jsonl"
@@ -93,7 +97,6 @@ def test_listing_reveals_only_hidden_matches_with_their_arguments():
 
 
 def test_a_user_tool_named_list_tools_is_refused():
-    from react_text.tools.spec import tool
 
     @tool
     def list_tools(query: str) -> str:
@@ -149,7 +152,7 @@ def test_a_hidden_tool_becomes_callable_after_list_tools_reveals_it():
         final("Mira Ostrander"),
         final("Mira Ostrander"),  # again after the "this question asks for a number" nudge
     ], tool_retrieval=True, max_shown_tools=4,
-        limits=Limits(require_grounded_calls=False))  # the title comes from nowhere, on purpose: the tool is hidden
+        checks="-ungrounded")  # the title comes from nowhere, on purpose: the tool is hidden
     result = agent.run(question)
     assert result.status == "answered"
     first, listing, call = result.steps[:3]
@@ -289,3 +292,39 @@ def test_a_clear_pick_needs_a_strong_match_well_ahead_of_the_next() -> None:
     assert clear_pick(TOOLS, "What does HTTP status code 418 mean?") == "http_status_meaning"  # 15.0 vs 4.9
     assert clear_pick(TOOLS, "What day of the week was 1969-07-20?") is None  # day_of_week 8.7, iso_week_number 7.2
     assert clear_pick(TOOLS, "Convert 3 miles") is None  # convert_speed and convert_area tie
+
+
+# --- hostile sizes ---------------------------------------------------------------------
+
+
+def _generated_tools(count: int, words: list[str]) -> list:
+    def make(i: int):
+        def run(item: str) -> str:
+            return item
+        return tool(name=f"tool_{i}_{words[i]}", description=" ".join(words[i * 7 % len(words):][:12]))(run)
+    return [make(i) for i in range(count)]
+
+
+def test_a_huge_list_tools_query_costs_the_query_not_query_times_tools():
+    """Ten times the tools, same megabyte-class query: the cost must stay about the same (it was
+    terms x tools: ten times). A ratio measured in one process, so a slow machine cannot fail it."""
+    rng = random.Random(0)
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9))) for _ in range(20_000)]
+    query = " ".join(rng.choice(words) for _ in range(40_000))
+    seconds = {}
+    for count in (250, 2500):
+        retrieval = ToolRetrieval(_generated_tools(count, words))
+        runs = []
+        for _ in range(2):
+            started = time.process_time()
+            found = retrieval.listing(query, ())
+            runs.append(time.process_time() - started)
+        assert found.names  # the query does match tools
+        seconds[count] = min(runs)
+    assert seconds[2500] < 3 * seconds[250] + 0.05, seconds
+
+
+def test_the_index_is_built_once_per_tool_set():
+    tools = _generated_tools(20, [f"word{i}" for i in range(40)])
+    assert index_for(tools) is index_for(list(tools)) is ToolRetrieval(tools).index
+    assert index_for(tools[:10]) is not index_for(tools)

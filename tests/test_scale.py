@@ -43,19 +43,18 @@ def test_server_specs_give_each_url_its_slots():
 
 
 def test_a_failed_task_goes_to_another_server_and_never_back():
-    queue = TaskQueue(["t1", "t2"], (Server("A", 1), Server("B", 1)))
+    queue = TaskQueue(["t1", "t2"], (Server("A", 1), Server("B", 1)), trip_after=1)
     assert queue.take("A") == "t1"
     queue.failed("t1", "A")
-    assert queue.take("A") is None  # A is dead
     assert queue.take("B") == "t1" and queue.dead == {"A"}
-    queue.finished("t1")
+    queue.finished("t1", "B")
     assert queue.take("B") == "t2"
-    queue.finished("t2")
-    assert queue.take("B") is None and queue.unrun == []
+    queue.finished("t2", "B")
+    assert queue.take("B") is None and queue.take("A") is None and queue.unrun == []
 
 
-def test_tasks_left_when_every_server_died_are_unrun_not_lost():
-    queue = TaskQueue(["t1", "t2", "t3"], (Server("A", 1), Server("B", 1)))
+def test_tasks_left_when_every_server_is_out_are_unrun_not_lost():
+    queue = TaskQueue(["t1", "t2", "t3"], (Server("A", 1), Server("B", 1)), trip_after=1)
     assert queue.take("A") == "t1" and queue.take("B") == "t2"
     queue.failed("t1", "A")
     queue.failed("t2", "B")
@@ -72,6 +71,52 @@ def test_a_worker_waits_for_a_task_that_may_come_back():
     queue.failed("t1", "A")
     waiter.join(10)
     assert got == ["t1"]
+
+
+def test_a_tripped_server_gets_one_probe_after_its_cooldown_and_is_back_when_it_passes():
+    now = [0.0]
+    queue = TaskQueue([f"t{i}" for i in range(6)], (Server("A", 2), Server("B", 1)), trip_after=2,
+                      cooldown_s=30, clock=lambda: now[0])
+    first, second = queue.take("A"), queue.take("A")
+    queue.failed(first, "A")
+    assert queue.dead == frozenset()  # one failure is not a pattern
+    queue.failed(second, "A")
+    assert queue.dead == {"A"}
+    assert queue.take("B") == second  # the failed tasks go first, to a server that has not failed them
+    now[0] = 31.0  # half-open: A may take one task, its probe
+    probe = queue.take("A")
+    assert probe not in (first, second)
+    waiter = threading.Thread(target=lambda: got.append(queue.take("A")), daemon=True)
+    got: list = []
+    waiter.start()
+    waiter.join(0.3)
+    assert waiter.is_alive()  # no second task while the probe is out
+    queue.finished(probe, "A")
+    waiter.join(10)
+    assert got and got[0] not in (first, second, probe)
+    queue.finished(got[0], "A")
+    assert queue.dead == frozenset()
+
+
+def test_a_task_every_server_refused_takes_back_the_failures_it_cost():
+    queue = TaskQueue(["t1", "t2"], (Server("A", 1), Server("B", 1)), trip_after=1)
+    queue.failed(queue.take("A"), "A")
+    assert queue.dead == {"A"}
+    queue.finished(queue.take("B"), "B", refused_everywhere=True)  # B refused it too: the request's fault
+    assert queue.dead == frozenset() and queue.take("A") == "t2"
+
+
+def test_a_server_that_fails_its_probe_is_out_twice_as_long():
+    now = [0.0]
+    queue = TaskQueue(["t1", "t2", "t3"], (Server("A", 1), Server("B", 1)), trip_after=1, cooldown_s=10,
+                      clock=lambda: now[0])
+    queue.failed(queue.take("A"), "A")
+    now[0] = 11.0
+    queue.failed(queue.take("A"), "A")
+    now[0] = 30.0
+    assert queue.dead == {"A"}  # out until 31
+    now[0] = 31.5
+    assert queue.dead == frozenset()
 
 
 # --- against real servers -------------------------------------------------------------

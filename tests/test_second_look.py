@@ -7,6 +7,7 @@ import json
 from react_text.agent.loop import Agent
 from react_text.agent.second_look import look_query, second_look
 from react_text.agent.state import Limits, RunState, Seen
+from react_text.checks import ALL_CHECKS
 from react_text.backends.scripted import ScriptedBackend
 from react_text.prompting.templates import load_template
 from react_text.tools.spec import tool
@@ -37,7 +38,7 @@ def test_no_look_for_an_answer_without_search_once_looked_or_when_switched_off()
     assert look_query(_state(tool_names=("calculator",)), REFUSAL) is None
     assert look_query(_state(schemas={"search": {"type": "object", "properties": {"q": {}}}}), REFUSAL) is None
     assert look_query(_state(nudged=frozenset({"second_look"})), REFUSAL) is None
-    assert look_query(_state(limits=Limits(second_look=False)), REFUSAL) is None
+    assert look_query(_state(checks=ALL_CHECKS - {"second_look"}), REFUSAL) is None
     assert look_query(_state(steps=7, limits=Limits(max_steps=8)), REFUSAL) is None  # no turn left after it
     assert look_query(_state(steps=6, limits=Limits(max_steps=8)), REFUSAL) is not None
     asked = Seen(f'search:{json.dumps(QUESTION)}', INTRO, False, 1, "search")

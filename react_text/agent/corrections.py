@@ -10,12 +10,16 @@ goes on from there. Pure functions over ``RunState`` and the parsed turn.
 
 from __future__ import annotations
 
+from typing import Callable
+
+from ..checks import CheckName, in_order
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
 from ..protocol.arithmetic import arithmetic_slip
 from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, Nudge, check_answer, copied_example_value, is_failure_text, say
+from ..checks.answers import AnswerContext, check_answer, copied_example_value
+from ..protocol.nudges import Nudge, is_failure_text, say
 from ..protocol.question import numbers_in, question_holds, quoted_text
 from ..tools.calculator import calculate
 from ..tools.search import SEARCH_TOOL
@@ -29,58 +33,84 @@ _SHORT_RESULT = 200
 """A repeated call's result at most this long (one line) opens the next thought (``repeat_lead``)."""
 
 
+def _retry(nudge: Nudge, check: CheckName, lead: str = "") -> Retry:
+    return Retry(nudge.message, f"guard:{check}", lead=lead, check=check)
+
+
 def call_correction(state: RunState, action: Action) -> Retry | None:
-    """For a call to an offered tool: a first call that passes over the tool the question's words
-    clearly name (with that tool's name as the lead), values that come from nowhere, or a first call
-    when the question meets none of the tools (no lead: the model may know the answer)."""
+    """For a call to an offered tool, the first of the call checks (``checks.registry``, in its order)
+    that fires: a first call that passes over the tool the question's words clearly name (with that
+    tool's name as the lead), values that come from nowhere, or a first call when the question meets
+    none of the tools (no lead: the model may know the answer). Each fires once per run."""
     if action.tool == LIST_TOOLS:
         return None
-    if not state.seen and "tool_choice" not in state.nudged:
-        nudge = check_choice(state.pick, (action.tool,), state.lang)
-        if nudge is not None and state.pick is not None:
-            return Retry(nudge.message, f"guard:{nudge.code}", lead=choice_lead(state.pick[0], state.lang))
-    if state.limits.require_grounded_calls and "ungrounded" not in state.nudged:
-        nudge = check_call(action.tool, action.args, state.schemas.get(action.tool),
-                           (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
-                           lang=state.lang, secret_fields=state.secret_fields)
-        if nudge is not None:
-            return Retry(nudge.message, f"guard:{nudge.code}")
-    if state.unfit and not state.seen and "no_fit" not in state.nudged:
-        nudge = unfit_nudge(action.tool, state.tool_names, state.lang)
-        return Retry(nudge.message, f"guard:{nudge.code}")
+    for check in in_order("call", state.checks - state.nudged):
+        found = _CALL_CHECKS[check](state, action) if check in _CALL_CHECKS else None
+        if found is not None:
+            return found
     return None
+
+
+def _tool_choice(state: RunState, action: Action) -> Retry | None:
+    nudge = None if state.seen else check_choice(state.pick, (action.tool,), state.lang)
+    if nudge is None or state.pick is None:
+        return None
+    return _retry(nudge, "tool_choice", choice_lead(state.pick[0], state.lang))
+
+
+def _ungrounded(state: RunState, action: Action) -> Retry | None:
+    nudge = check_call(action.tool, action.args, state.schemas.get(action.tool),
+                       (state.question, *(seen.text for seen in state.seen)), state.example_arguments,
+                       lang=state.lang, secret_fields=state.secret_fields)
+    return None if nudge is None else _retry(nudge, "ungrounded")
+
+
+def _unfit(state: RunState, action: Action) -> Retry | None:
+    if not state.unfit or state.seen:
+        return None
+    return _retry(unfit_nudge(action.tool, state.tool_names, state.lang), "no_fit")
+
+
+_CALL_CHECKS: dict[CheckName, Callable[[RunState, Action], Retry | None]] = {
+    "tool_choice": _tool_choice, "ungrounded": _ungrounded, "no_fit": _unfit}
+"""The call checks made here (``arithmetic`` is ``slip_correction``, tried first by ``policy.decide``)."""
 
 
 def turn_correction(state: RunState, step: Step) -> Retry | None:
     """For an unusable turn that reaches for a tool offered nowhere (``declines``): that none fits,
     and a lead that says so. Not while ``list_tools`` can reveal more: the tool wanted may be hidden."""
-    if "no_fit" in state.nudged or not state.tool_names or LIST_TOOLS in state.tool_names:
+    if ("no_fit" not in state.checks or "no_fit" in state.nudged or not state.tool_names
+            or LIST_TOOLS in state.tool_names):
         return None
     name = reached_for(step, state.tool_names, state.example_tools)
     if name is None:
         return None
-    nudge = no_fit_nudge(name, state.tool_names, state.lang)
-    return Retry(nudge.message, f"guard:{nudge.code}", lead=no_fit_lead(state.lang))
+    return _retry(no_fit_nudge(name, state.tool_names, state.lang), "no_fit", no_fit_lead(state.lang))
 
 
 def answer_correction(state: RunState, answer: str) -> Retry | None:
-    """For a final answer: the answer checks (``guards``), shared with the shim; a refusal of what the
+    """For a final answer: the answer checks (``checks.answers``), shared with the shim; a refusal of what the
     question itself holds gets a lead that starts from it; a refusal right after a failed tool, the
     tools not tried yet (``_after_failure``, loop only: the shim sees one turn)."""
     refusal = is_refusal(answer)
     nudge = check_answer(answer, _answer_context(state), refusal=refusal) or (_after_failure(state) if refusal else None)
     if nudge is None:
         return None
-    reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
-    return Retry(nudge.message, reason, lead=nudge.lead or (
-        _in_question_lead(state, nudge.code) if nudge.code in ("in_question", "off_quote") else ""))
+    check = _ANSWER_CHECKS[nudge.code]
+    reason = "needs_observation" if check == "no_observation" else f"guard:{check}"
+    return Retry(nudge.message, reason, check=check, lead=nudge.lead or (
+        _in_question_lead(state, check) if check in ("in_question", "off_quote") else ""))
+
+
+_ANSWER_CHECKS: dict[str, CheckName] = {name: name for name in in_order("answer")}
+"""The answer checks' codes as ``checks.answers`` and ``_after_failure`` write them, each the registry's name."""
 
 
 def slip_correction(state: RunState, step: Step) -> Retry | None:
     """For a turn that works a sum out in words and gets it wrong ("1,842 - 264 = 1,678"): the true
     result, once, and a thought that starts from it (``protocol.arithmetic``). A call is held back
     only when it builds on the wrong result; a final answer always."""
-    if "arithmetic" in state.nudged:
+    if "arithmetic" not in state.checks or "arithmetic" in state.nudged:
         return None
     slip = arithmetic_slip(step.text, (state.question, *(seen.text for seen in state.seen)), calculate)
     if slip is None:
@@ -89,14 +119,14 @@ def slip_correction(state: RunState, step: Step) -> Retry | None:
         return None
     fact = f"{slip.expression} = {slip.result}"
     return Retry(say(state.lang, f"Checked with the calculator: {fact}, not {slip.claimed}.",
-                     f"用计算器核对：{fact}，不是 {slip.claimed}。"), "guard:arithmetic",
+                     f"用计算器核对：{fact}，不是 {slip.claimed}。"), "guard:arithmetic", check="arithmetic",
                  lead=say(state.lang, f" The calculator gives {fact}.", f" 计算器算出 {fact}。"))
 
 
 def copied_again(state: RunState, answer: str) -> Stop | None:
     """An answer that still holds a value from the few-shot episodes, after the correction that said so:
     the run stops without an answer rather than pass the examples' value off as this question's."""
-    if "example_value" not in state.nudged:
+    if "copied_example" not in state.checks or "example_value" not in state.nudged:
         return None
     ctx = _answer_context(state)
     value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
@@ -110,7 +140,7 @@ def _after_failure(state: RunState) -> Nudge | None:
     """A refusal right after an offered tool failed on the request, while other tools were never tried
     ("Four of us had dinner for 86 euros…": ``item_price`` fails, ``split_bill`` waits): one correction
     naming them. Not after a search, whose "nothing found" is what a refusal rests on."""
-    if "after_failure" in state.nudged or not state.seen:
+    if "after_failure" not in state.checks or "after_failure" in state.nudged or not state.seen:
         return None
     last = state.seen[-1]
     tool = last.tool
@@ -157,6 +187,6 @@ def _answer_context(state: RunState) -> AnswerContext:
         real_observations=state.real_observations,
         example_values=state.example_values,
         nudged=state.nudged | ({"no_observation"} if state.observation_nudged or "no_fit" in state.nudged else set()),
-        require_observation=state.limits.require_observation,
         lang=state.lang,
+        checks=frozenset(in_order("answer", state.checks)),
     )

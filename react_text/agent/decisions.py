@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from ..checks import CheckName
 from ..types import Action
 from .state import Seen
 
@@ -29,7 +30,8 @@ class Retry:
     """Feed ``observation`` back to the model instead of a tool result.
 
     ``reason`` is ``format_error:<code>``, ``no_progress``,
-    ``needs_observation`` or ``guard:<check>``; ``advance`` counts them by it.
+    ``needs_observation`` or ``guard:<check>`` for the trace; ``advance`` counts them by it and
+    by ``check``, the correcting check's name (each fires once per run).
     """
 
     observation: str
@@ -41,6 +43,8 @@ class Retry:
     seen: Seen | None = None
     """A call the engine made for the model whose results the correction shows (a refusal's second look):
     from then on it counts as seen, as the model's own calls do."""
+    check: CheckName | None = None
+    """The check that made this correction (``checks.registry``), None for a format error or a repeat."""
     kind: str = field(default="retry", init=False)
 
 

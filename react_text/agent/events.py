@@ -6,6 +6,7 @@ import threading
 from dataclasses import asdict
 from typing import Any, Callable, Iterable
 
+from ..checks import ALL_CHECKS, describe
 from ..trace import TraceWriter, to_jsonable
 from .state import Limits
 
@@ -43,7 +44,8 @@ class Events:
 
 
 def run_header(question: str, template: Any, backend: Any, limits: Limits, context_tokens: int | None,
-               tools: Iterable[Any], *, constrain: bool, prose: str, temperature: float, seed: int) -> dict[str, Any]:
+               tools: Iterable[Any], *, constrain: bool, prose: str, temperature: float, seed: int,
+               checks: Iterable[str] = ALL_CHECKS) -> dict[str, Any]:
     """What ``run_start`` records: the question and everything a replay needs to ask it the same way."""
     return {
         "question": question,
@@ -62,6 +64,7 @@ def run_header(question: str, template: Any, backend: Any, limits: Limits, conte
             for tool in tools
         ],
         "constrain": constrain,
+        "checks": describe(checks),
         "prose": prose,
         "temperature": temperature,
         "seed": seed,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from ..backends.base import Backend, BackendError, context_size, token_counter
+from ..checks import CheckSpec, parse_checks
 from ..prompting.context import Entry
 from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
 from ..prompting.facts import thought_lead
@@ -60,29 +61,26 @@ _HISTORY_THOUGHT = {"en": " I will use {tool}.\n", "zh": "我将使用 {tool}。
 class Agent:
     """Runs a question through a backend, tools and a template.
 
-    Every argument has a default: ``Agent(tools=[f])`` uses the catalog's default model through
-    llama.cpp (loaded at the first run, not here), the ``classic`` template and ``Limits()``. Names
-    work wherever objects do: ``backend`` is a ``Backend``, ``"llama"`` or a server URL (``model``
-    then names the catalog model or .gguf path), ``template`` a name or path, ``tools`` may hold
-    built-in tool names (``"calculator"``).
+    Every argument has a default: ``Agent(tools=[f])`` uses the catalog's default model through llama.cpp (loaded at
+    the first run, not here), the ``classic`` template and ``Limits()``. Names work wherever objects do: ``backend``
+    is a ``Backend``, ``"llama"`` or a server URL (``model`` then names the catalog model or .gguf path),
+    ``template`` a name or path, ``tools`` may hold built-in tool names (``"calculator"``).
 
-    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace``: ``True`` (a new file per run in the folder
-    ``react-text traces`` lists), a path, an open ``TraceWriter`` (the caller closes it) or ``False``. ``on_event``
-    receives every trace event as it happens (the CLI prints from it); ``on_token`` the text of each
-    model turn as it is generated. ``clock`` is injectable so tests can drive the timeout.
-    ``prose="final"`` accepts bare prose as the final answer (for chat-wrapped tiny models); the
-    default treats it as a format error. ``redact`` (field names, or a ``hook(tool_name, result)``)
-    hides tool-result fields from the model and, with secret-looking values and ``name: value``
-    pairs, masks them in the trace and ``on_event``. ``tool_cache`` (a ``ToolCache``) answers calls
-    to ``cacheable`` tools from earlier runs and keeps their results.
-
-    ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best
-    matches for each question plus ``list_tools(query)``, which reveals more (``prompting.retrieval``;
-    the trace records ``tools_shown`` and ``tools_revealed``).
-
-    ``quote_evidence`` (on by default): when a search's numbered results hold a sentence that plainly
-    answers the question, the next thought opens with that quote, as the episodes do
-    (``prompting.evidence``; the trace records an ``evidence`` event), and the model finishes it.
+    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace``: ``True`` (a new file per
+    run in the folder ``react-text traces`` lists), a path, an open ``TraceWriter`` (the caller closes it) or
+    ``False``. ``on_event`` receives every trace event as it happens (the CLI prints from it); ``on_token`` the text
+    of each model turn as it is generated. ``clock`` is injectable so tests can drive the timeout. ``prose="final"``
+    accepts bare prose as the final answer (for chat-wrapped tiny models); the default treats it as a format error.
+    The trace and ``on_event`` mask secrets (``redaction``); ``redact`` (field names, or a ``hook(tool_name,
+    result)``) adds names and hides those tool-result fields from the model too; ``redact=False`` masks nothing.
+    ``tool_cache`` (a ``ToolCache``) answers calls to ``cacheable`` tools from earlier runs and keeps their results.
+    ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best matches for each
+    question plus ``list_tools(query)``, which reveals more (``prompting.retrieval``; the trace records
+    ``tools_shown`` and ``tools_revealed``).
+    ``checks``: the engine's corrections and leads a run applies (``checks.registry``): ``"all"`` (default),
+    ``"none"`` (the plain engine: turns only parsed, run and bounded), ``"-rounding,-facts"``, ``"rounding,facts"``
+    or a set of names; e.g. ``evidence`` opens the thought after a search with the sentence that answers
+    (``prompting.evidence``; the trace records an ``evidence`` event).
     """
 
     def __init__(
@@ -107,7 +105,7 @@ class Agent:
         tool_cache: ToolCache | None = None,
         tool_retrieval: bool = False,
         max_shown_tools: int = 8,
-        quote_evidence: bool = True,
+        checks: CheckSpec = "all",
     ) -> None:
         if prose not in ("error", "final"):
             raise ValueError(f"prose must be 'error' or 'final', got {prose!r}")
@@ -120,11 +118,11 @@ class Agent:
         self.on_token = on_token
         self.instructions = (instructions or "").strip()
         self.prose = prose
-        self.quote_evidence = quote_evidence
+        self.checks = parse_checks(checks)
         self.temperature = temperature
         self.seed = seed
         self.examples = examples
-        self.redact = redact
+        self.redact = None if redact is False else redact
         self._redactor = Redactor.from_option(redact)
         self.tool_cache = tool_cache
         self._clock = clock
@@ -245,11 +243,12 @@ class Agent:
             lead = decision.lead if isinstance(decision, Retry) else self._evidence(run, decision, record)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
-        """The quote that opens the next thought (``prompting.facts.thought_lead``); empty without one or the option."""
-        if not (self.quote_evidence and isinstance(decision, (RunTool, RunTools)) and record.observation_text):
+        """The quote that opens the next thought (``prompting.facts.thought_lead``); empty without one."""
+        if not (isinstance(decision, (RunTool, RunTools)) and record.observation_text):
             return ""
         state = run.state
-        lead = thought_lead(state.question, [seen.text for seen in state.seen], state.lang, state.tool_names) or ""
+        lead = thought_lead(state.question, [seen.text for seen in state.seen], state.lang, state.tool_names,
+                            facts="facts" in self.checks, evidence="evidence" in self.checks) or ""
         if lead:
             run.events.emit("evidence", n=record.n + 1, lead=lead)
         return lead
@@ -324,6 +323,7 @@ class Agent:
             schemas=self._tool_specs,
             secret_fields=self._redactor.fields if self._redactor is not None else SECRET_FIELDS,
             pick=self._shown.pick(question),
+            checks=self.checks,
             unfit=self._shown.unfit(question),
         )
 
@@ -344,12 +344,13 @@ class Agent:
             return None, False
         if isinstance(self.trace, TraceWriter):
             return self.trace, False
-        return TraceWriter(fresh_trace_path() if self.trace is True else self.trace, clock=self._clock), True
+        path = fresh_trace_path() if self.trace is True else self.trace
+        return TraceWriter(path, clock=self._clock, redactor=None), True  # ``Events`` masks with ours
 
     def _run_start(self, question: str) -> dict[str, Any]:
         return run_header(question, self.template, self.backend, self.limits, self.context_tokens, self.tools.values(),
                           constrain=self.grammar is not None, prose=self.prose, temperature=self.temperature,
-                          seed=self.seed)
+                          seed=self.seed, checks=self.checks)
 
     def _first_prompt(self, question: str) -> tuple[str, dict[str, Any]]:
         tools = [self.tools[n] for n in self._shown.visible]
@@ -371,8 +372,8 @@ class Agent:
         specs = [self.tools[name] for name in state.tool_names]  # Tool objects: schemas and aliases
         return take_turn(self.backend, self.template, prompt, n, events, self._clock, specs=specs, prose=self.prose,
                          lang=state.lang, lead=lead, on_token=self.on_token, stop=list(self.template.stop),
-                         max_tokens=min(self._turn_tokens, budget), temperature=self.temperature, seed=self.seed,
-                         grammar=self.grammar)
+                         go_on="continuation" in self.checks, max_tokens=min(self._turn_tokens, budget),
+                         temperature=self.temperature, seed=self.seed, grammar=self.grammar)
 
     def _act(
         self, turn: Turn, decision: Decision, n: int, state: RunState, started: float, events: Events

@@ -25,7 +25,7 @@ import json
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..protocol.guards import say
+from ..protocol.nudges import say
 from ..types import Action, FormatError, Step
 from .corrections import answer_correction, call_correction, copied_again, repeat_lead, slip_correction, turn_correction
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
@@ -86,7 +86,8 @@ def decide(state: RunState, step: Step) -> Decision:
                 return Stop("gave_up", "the model's final answer was empty")
             return Retry(say(state.lang, "Your final answer was empty. Write the answer after the label.",
                              "你的最终答案是空的。请在标签后写出答案。"), "format_error:empty")
-        return slip_correction(state, step) or answer_correction(state, answer) or copied_again(state, answer) or Finish(answer)
+        return (slip_correction(state, step) or answer_correction(state, answer) or copied_again(state, answer)
+                or Finish(answer))
     return _format_error_decision(
         state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
                                             "请在思考之后写一个行动或最终答案。"))
@@ -211,8 +212,8 @@ def advance(state: RunState, record: StepRecord) -> RunState:
         changes["repeats"] = state.repeats + 1
     if isinstance(d, Retry) and d.reason == "needs_observation":
         changes["observation_nudged"] = True
-    if isinstance(d, Retry) and d.reason.startswith("guard:"):
-        changes["nudged"] = state.nudged | {d.reason.split(":", 1)[1]}
+    if isinstance(d, Retry) and d.check is not None:
+        changes["nudged"] = state.nudged | {d.check}
     if isinstance(d, Retry) and d.seen is not None:
         changes["seen"] = state.seen + (d.seen,)
         changes["real_observations"] = state.real_observations + 1

@@ -1,6 +1,6 @@
 """A second look before a refusal: the engine searches once with the question's own words.
 
-Why: a small model's query often drops the word that matters ("Varnholt town" for a
+Why: a small model's query often drops the word that matters ("Tarnwick town" for a
 population), and then it refuses the way the refusal episode does after a search. Before
 such a refusal stands, the loop runs the ``search`` tool with the question itself. When a
 result the model has not seen holds a sentence that plainly answers the question
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..checks import CheckName
 from ..prompting.facts import thought_lead
 from ..protocol.answer_text import is_refusal
-from ..protocol.guards import say
+from ..protocol.nudges import say
 from ..protocol.results import numbered, result_lines
 from ..tools.search import SEARCH_TOOL
 from ..types import Action
@@ -30,14 +31,14 @@ from .state import RunState, Seen
 
 __all__ = ["look_query", "second_look"]
 
-CODE = "second_look"
+CODE: CheckName = "second_look"
 
 
 def look_query(state: RunState, answer: str) -> Action | None:
     """The search to run before accepting ``answer``, or None: no refusal, no ``search(query)`` offered,
     looked already, no turn left to answer in (the refusal must not turn into a stop), or the model
     already searched with exactly the question."""
-    if (not state.limits.second_look or CODE in state.nudged or SEARCH_TOOL not in state.tool_names
+    if (CODE not in state.checks or CODE in state.nudged or SEARCH_TOOL not in state.tool_names
             or state.steps + 1 >= state.limits.max_steps or not is_refusal(answer)):
         return None
     if "query" not in _properties(state.schemas.get(SEARCH_TOOL)):
@@ -57,7 +58,7 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
         return None
     shown = "\n".join(numbered(k, line) for k, line in enumerate(fresh, 1))
     lead = thought_lead(state.question, [*(seen.text for seen in state.seen), shown], state.lang,
-                        state.tool_names)
+                        state.tool_names, facts="facts" in state.checks, evidence="evidence" in state.checks)
     if lead is None:
         return None
     message = say(
@@ -67,7 +68,7 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
         f"先别放弃：用问题本身的词搜索，找到了你还没看过的结果：\n{shown}\n"
         "如果它们回答了问题，就根据它们回答；如果没有，就再写一次同样的最终答案。",
     )
-    return Retry(message, f"guard:{CODE}", lead=lead, seen=Seen(fingerprint(action), shown, False, n, action.tool))
+    return Retry(message, f"guard:{CODE}", check=CODE, lead=lead, seen=Seen(fingerprint(action), shown, False, n, action.tool))
 
 
 def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..checks import ALL_CHECKS, CheckName
 from ..redaction import SECRET_FIELDS
 
 
@@ -25,15 +26,6 @@ class Limits:
     max_format_errors: int = 3
     max_tool_retries: int = 2
     max_observation_chars: int = 2000
-    require_observation: bool = True
-    """The "fake success" guard: question (once) a final answer given before any
-    tool ran, when the agent has tools; a refusal is never questioned."""
-    require_grounded_calls: bool = True
-    """Question (once) a call whose argument values appear in neither the question nor any
-    result (``protocol.grounding``): mostly values copied from the few-shot episodes."""
-    second_look: bool = True
-    """Before a refusal stands, search once with the question's own words and show what bears on it
-    (``agent.second_look``); only with a ``search(query)`` tool."""
     max_parallel_tools: int = 1
     """1: only a turn's first action runs. More: every action of a turn runs,
     this many at once (tools with side effects alone, in order)."""
@@ -95,7 +87,7 @@ class RunState:
     example_values: frozenset[str] = frozenset()
     """Numbers (and answers that are names) shown in the few-shot episodes (``episodes.episode_values``)."""
     nudged: frozenset[str] = frozenset()
-    """Answer checks (``guards``) and the call check (``grounding``) that already fired; each fires once."""
+    """Answer checks (``checks.answers``) and the call checks (``grounding``) that already fired; each fires once."""
     example_arguments: tuple[str, ...] = ()
     """The shown episodes' call arguments (``episodes.episode_arguments``)."""
     example_tools: frozenset[str] = frozenset()
@@ -109,6 +101,8 @@ class RunState:
     pick: tuple[str, str] | None = None
     """The tool the question's words clearly name, and its description (``ShownTools.pick``): a first call
     to another tool is questioned once (``grounding.choice_nudge``)."""
+    checks: frozenset[CheckName] = ALL_CHECKS
+    """The checks and leads this run applies (``checks.registry``; ``Agent(checks=...)``)."""
     unfit: bool = False
     """The question meets none of the tools (``ShownTools.unfit``): a first call is questioned once
     (``declines.unfit_nudge``)."""

@@ -96,16 +96,17 @@ def ask_to_go_on(backend: Backend, prompt: str, completion: Completion, n: int, 
 
 def take_turn(backend: Backend, template: Any, prompt: str, n: int, events: Events, clock: Callable[[], float], *,
               specs: Sequence[Any], prose: str, lang: str, lead: str,
-              on_token: Callable[[str], None] | None, **options: Any) -> Turn:
+              on_token: Callable[[str], None] | None, go_on: bool = True, **options: Any) -> Turn:
     """Turn ``n`` asked, read and, when the model stopped after its thought without writing the
-    label that follows it (``policy.wants_label``; never under a grammar), asked once to go on.
+    label that follows it (``policy.wants_label``; never under a grammar, nor with ``go_on`` off: the
+    ``continuation`` check), asked once to go on.
     ``prompt`` already ends with ``lead``; ``options`` go to the backend (``max_tokens``, ...)."""
     max_tokens = options["max_tokens"]
     if lead and on_token is not None:
         on_token(lead)  # a live console shows the thought as the transcript will: lead first
     completion, seconds = ask_model(backend, prompt, n, events, clock, on_token=on_token, **options)
     step, kept = read_turn(template, completion, n, specs, prose=prose, lang=lang, max_tokens=max_tokens, lead=lead)
-    continued = options.get("grammar") is None and wants_label(step, completion.finish_reason)
+    continued = go_on and options.get("grammar") is None and wants_label(step, completion.finish_reason)
     if continued:
         more = {**options, "max_tokens": max(1, max_tokens - completion.completion_tokens)}
         completion, more_seconds = ask_to_go_on(backend, prompt, completion, n, events, clock, on_token=on_token,

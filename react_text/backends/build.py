@@ -33,6 +33,8 @@ def build_backend(
     n_batch: int = 512,
     n_gpu_layers: int | None = None,
     flash_attn: bool = False,
+    timeout: float | None = None,
+    retries: int | None = None,
 ) -> Backend:
     """A backend of ``kind`` (see ``BACKEND_KINDS``).
 
@@ -41,12 +43,15 @@ def build_backend(
     ``context_size`` is the in-process n_ctx (default 4096) or, for ``http``,
     the server's window when known (else the server is asked). ``seed``,
     ``n_batch``, ``n_gpu_layers`` and ``flash_attn`` are for the in-process model
-    only (see ``LlamaCppBackend``).
+    only (see ``LlamaCppBackend``). ``timeout`` bounds each ``http`` request,
+    connect to last byte, and ``retries`` is how often one is tried again
+    (defaults: ``HttpBackend``'s).
     """
     if kind == "http":
         if not url:
             raise ValueError("the http backend needs a server URL (e.g. http://127.0.0.1:8080)")
-        backend = HttpBackend(url, api=api, model=None if model is None else str(model))
+        backend = HttpBackend(url, api=api, model=None if model is None else str(model),
+                              **{k: v for k, v in (("timeout", timeout), ("retries", retries)) if v is not None})
         if context_size is not None:
             backend.context_size = context_size
         return backend

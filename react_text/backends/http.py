@@ -4,8 +4,10 @@ Plain text completion only (no chat endpoint): the text protocol needs the
 scratchpad to continue exactly where it stopped. Transient failures (refused
 connection, timeout, HTTP 5xx and 429) are retried with exponential backoff; a
 4xx or a reply that is not the JSON we expect fails at once with the URL and
-status. Each attempt has a total deadline and a reply size cap, so a server
-that trickles or floods cannot hold a run for ever or fill the memory.
+status. Each attempt has one deadline (connect, headers, body; streams too) and
+a reply size cap, so a server that trickles or floods cannot hold a run for
+ever or fill the memory. The side reads (``/props``, ``/tokenize``) are capped
+too, and a reply we cannot read there only means "unknown".
 
 With ``on_token`` the request asks for the server's streaming mode
 (``stream: true``; both APIs answer with Server-Sent Events ``data:`` lines)
@@ -18,11 +20,14 @@ from __future__ import annotations
 
 import time
 from typing import Any, Callable, Sequence
+from urllib.parse import unquote, urlsplit
 
+from ..http_deadline import watched_session
+from ..redaction import safe_url
 from ..types import Completion
 from .base import BackendError, estimate_tokens
 from .chat_template import render_chat_template
-from .http_replies import ReplyReader, int_or_none, snippet
+from .http_replies import ReplyReader, int_or_none
 from .http_transport import Transport
 from .stops import StopCutter
 
@@ -30,11 +35,15 @@ OPENAI_MAX_STOP = 4
 """OpenAI-style servers may reject more than four stop strings; the rest are cut client-side."""
 
 _APIS = ("openai", "llama")
-_MAX_STREAM_BYTES = 64 * 1024 * 1024
-"""A streamed reply larger than this is not a completion we asked for."""
 
 MAX_REPLY_BYTES = 32 * 1024 * 1024
-"""Largest reply read: a completion is text, a bigger reply is a broken or hostile server."""
+"""Largest reply read, streamed or not: a completion is text, a bigger reply is a broken or hostile server."""
+
+MAX_SIDE_REPLY_BYTES = 4 * 1024 * 1024
+"""Largest ``/props`` or ``/tokenize`` reply read: their facts fit in far less."""
+
+SIDE_TIMEOUT_S = 10.0
+"""Longest a ``/props`` or ``/tokenize`` request may take (or ``timeout`` if shorter): a server answers them at once."""
 
 
 class HttpBackend:
@@ -66,10 +75,12 @@ class HttpBackend:
         if api not in _APIS:
             raise ValueError(f"api must be one of {', '.join(_APIS)}, not {api!r}")
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
+            raise ValueError(f"base_url must start with http:// or https://, not {safe_url(base_url)!r}")
         if retries < 0 or timeout <= 0 or backoff < 0:
             raise ValueError("retries and backoff must be >= 0 and timeout > 0")
-        base = base_url.rstrip("/")
+        parts = urlsplit(base_url)
+        user, password = parts.username, parts.password
+        base = safe_url(base_url).rstrip("/")  # the password goes in a header, never in a name or message
         if api == "openai" and base.endswith("/v1"):
             base = base[: -len("/v1")]
         self.base_url = base
@@ -82,10 +93,11 @@ class HttpBackend:
         self.max_reply_bytes = max_reply_bytes
         self.url = f"{base}/v1/completions" if api == "openai" else f"{base}/completion"
         self.name = f"http:{api}:{base}"
-        self._requests = requests
-        self._session = requests.Session()
+        self._session = watched_session(requests)
         if api_key:
             self._session.headers["Authorization"] = f"Bearer {api_key}"
+        elif user is not None:
+            self._session.auth = (unquote(user), unquote(password or ""))
         self._transport = Transport(requests, self._session, self.url, timeout=timeout, retries=retries,
                                     backoff=backoff, max_reply_bytes=max_reply_bytes)
         self._replies = ReplyReader(api, self.url)
@@ -154,9 +166,8 @@ class HttpBackend:
         if getattr(self, "_tokenize_works", True):
             body = {"content": text, "add_special": False} if self.api == "llama" else {"prompt": text}
             try:
-                response = self._session.post(f"{self.base_url}/tokenize", json=body, timeout=self.timeout)
-                data = response.json() if response.status_code == 200 else None
-            except (self._requests.RequestException, ValueError):
+                data = self._side_read("POST", "/tokenize", body)
+            except BackendError:
                 data = None
             if isinstance(data, dict):
                 count = int_or_none(data.get("count"))
@@ -170,9 +181,8 @@ class HttpBackend:
 
     def _ask_context_size(self) -> int | None:
         try:
-            response = self._session.get(f"{self.base_url}/props", timeout=self.timeout)
-            data = response.json() if response.status_code == 200 else None
-        except (self._requests.RequestException, ValueError):
+            data = self._side_read("GET", "/props", None)
+        except BackendError:
             return None
         if not isinstance(data, dict):
             return None
@@ -180,6 +190,10 @@ class HttpBackend:
         n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
         n_ctx = int_or_none(n_ctx) or int_or_none(data.get("n_ctx"))
         return n_ctx if n_ctx and n_ctx > 0 else None
+
+    def _side_read(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        return self._transport.side_read(method, f"{self.base_url}{path}", body, max_bytes=MAX_SIDE_REPLY_BYTES,
+                                         timeout=min(self.timeout, SIDE_TIMEOUT_S))
 
     # -- request -------------------------------------------------------------------
 
@@ -217,15 +231,10 @@ class HttpBackend:
         Reading stops (and the connection closes, which ends generation on
         llama.cpp's servers) as soon as a stop string appears.
         """
-        response, attempts = self._transport.open_stream(body)
         last: dict[str, Any] = {}
         finish: Any = None
-        size = 0
-        try:
-            for line in response.iter_lines(chunk_size=128):
-                size += len(line)
-                if size > _MAX_STREAM_BYTES:
-                    raise BackendError(f"POST {self.url}: the streamed reply passed {_MAX_STREAM_BYTES} bytes")
+        with self._transport.open_stream(body) as stream:
+            for line in stream.lines():
                 if not line.startswith(b"data:"):
                     continue  # blank separators, comments, "event:" lines
                 payload = line[5:].strip()
@@ -239,10 +248,5 @@ class HttpBackend:
                     break
                 if event.get("stop") is True:  # llama-server's last event
                     break
-        except self._requests.RequestException as exc:
-            raise BackendError(f"POST {self.url}: the stream broke off ({snippet(str(exc), 160)})",
-                               retryable=True) from exc
-        finally:
-            response.close()
         cutter.close()
-        return self._replies.streamed_reply(last, cutter, finish), attempts
+        return self._replies.streamed_reply(last, cutter, finish), stream.attempts

@@ -22,6 +22,15 @@ def snippet(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def decode_json(raw: bytes, what: str) -> Any:
+    """``raw`` as JSON; anything else (nesting too deep for the parser included) is a ``BackendError``."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        text = raw[:400].decode("utf-8", errors="replace")
+        raise BackendError(f"{what} is not JSON: {snippet(text)}") from None
+
+
 def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -46,12 +55,7 @@ class ReplyReader:
 
     def stream_event(self, payload: bytes) -> dict[str, Any]:
         """One ``data:`` line of a stream as a JSON object; an error event fails the completion."""
-        try:
-            event = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise BackendError(
-                f"POST {self.url}: a streamed event is not JSON: {snippet(payload.decode('utf-8', 'replace'))}"
-            ) from None
+        event = decode_json(payload, f"POST {self.url}: a streamed event")
         if not isinstance(event, dict):
             raise self.malformed(event, "JSON object in its stream")
         if isinstance(event.get("error"), (dict, str)):

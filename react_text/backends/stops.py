@@ -7,6 +7,7 @@ exactly the text before the earliest stop string.
 
 from __future__ import annotations
 
+import io
 from typing import Callable, Sequence
 
 
@@ -56,33 +57,45 @@ class StopCutter:
 
     def __init__(self, stop: Sequence[str], on_text: Callable[[str], None] | None = None) -> None:
         self.stop = [s for s in stop if s]
-        self.text = ""
         self.stopped = False
         self._longest = max((len(s) for s in self.stop), default=0)
         self._on_text = on_text
+        self._buffer = io.StringIO()  # the text: appending to a str attribute would copy it every time
+        self._length = 0
+        self._tail = ""  # its last characters, where a stop string may have begun
         self._sent = 0
 
+    @property
+    def text(self) -> str:
+        return self._buffer.getvalue()
+
     def feed(self, piece: str) -> bool:
+        """Only the new piece and the tail before it are searched, so a long text costs its length once."""
         if self.stopped:
             return True
-        scanned = len(self.text)
-        self.text += piece
-        hit = find_stop(self.text, self.stop, max(0, scanned - self._longest + 1)) if self.stop else -1
+        start = self._length - len(self._tail)  # where ``window`` begins in the text
+        window = self._tail + piece
+        self._buffer.write(piece)
+        self._length += len(piece)
+        hit = find_stop(window, self.stop) if self.stop else -1
         if hit != -1:
-            self.text = self.text[:hit]
+            self._length = start + hit
+            self._buffer.truncate(self._length)
             self.stopped = True
-            self._send(hit)
+            self._send(window, start, self._length)
             return True
-        self._send(len(self.text) - held_back(self.text, self.stop))
+        self._tail = window[len(window) - self._longest + 1:] if self._longest > 1 else ""
+        self._send(window, start, self._length - held_back(window, self.stop))
         return False
 
     def close(self) -> None:
         """The text is complete (end of generation or token limit): pass on what was held back."""
-        self._send(len(self.text))
+        self._send(self.text, 0, self._length)
 
-    def _send(self, end: int) -> None:
+    def _send(self, window: str, start: int, end: int) -> None:
+        """Pass on the text up to ``end``; ``window`` holds the text from ``start`` (nothing unsent lies before it)."""
         if end <= self._sent:
             return
-        piece, self._sent = self.text[self._sent:end], end
+        piece, self._sent = window[self._sent - start:end - start], end
         if self._on_text is not None:
             self._on_text(piece)

@@ -6,17 +6,23 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import Sequence
 
 from ..catalog import DEFAULT_MODEL
 from ..eval import metrics, report
 from ..eval.compare import run_compare, write_report
-from ..eval.planning import CompareError, CompareSpec, planned_task_ids, select
+from ..checks import ALL_CHECKS, CHECKS, NO_CHECKS, CheckName, describe
+from ..eval.planning import CHECKS_LABEL, CompareError, CompareSpec, planned_task_ids, select
 from ..eval.records import load_results
+from ..redaction import Redactor
 from .options import (
+    add_checks_option,
     add_functions_option,
     add_long_run_options,
+    add_redaction_options,
     add_retrieval_options,
     add_template_options,
+    redaction,
     tool_cache,
     with_template_hint,
 )
@@ -51,13 +57,33 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report-only", action="store_true",
                    help="rebuild the report in --out from its results.jsonl with this version's code; run nothing")
     add_long_run_options(p)
+    add_redaction_options(p)
     add_retrieval_options(p)
+    add_checks_option(p)
+    p.add_argument("--ablate", action="store_true",
+                   help="per template, cells with the --checks set, with no checks, and with each of its checks off "
+                        "(labelled e.g. 'classic checks=-rounding')")
     p.set_defaults(func=_cmd_compare)
+
+
+def cell_labels(templates: Sequence[str], checks: frozenset[CheckName], *, ablate: bool = False) -> tuple[str, ...]:
+    """The report's cells per template: ``classic`` (every check), ``classic checks=-rounding``, ...; with
+    ``ablate``, the ``checks`` set, none, and the set with each of its checks off."""
+    variants = [checks]
+    if ablate:
+        variants += [NO_CHECKS, *(checks - {c.name} for c in CHECKS if c.name in checks)]
+    labels = []
+    for template in templates:
+        for variant in variants:
+            label = template if variant == ALL_CHECKS else f"{template}{CHECKS_LABEL}{describe(variant)}"
+            if label not in labels:
+                labels.append(label)
+    return tuple(labels)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     spec = CompareSpec(
-        templates=tuple(args.templates),
+        templates=cell_labels(args.templates, args.checks, ablate=args.ablate),
         models=tuple(args.models or [DEFAULT_MODEL]),
         suite=args.suite,
         out_dir=Path(args.out),
@@ -75,15 +101,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         tool_cache=None if args.cache is None else str(tool_cache(args).folder),
         context_tokens=args.ctx,
         tool_retrieval=args.tool_retrieval,
-        quote_evidence=args.quote_evidence,
         max_shown_tools=args.max_shown_tools,
         functions=tuple(args.functions),
         corpus=args.corpus,
         template_dirs=tuple(args.templates_dir),
+        redact=redaction(args),
     )
     # The command that makes these results: a report rebuilt later names the run, not the rebuild.
     argv = [a for a in args.argv if a != "--report-only"]
-    command = "react-text " + " ".join(shlex.quote(a) for a in argv) if argv else None
+    command = Redactor().text("react-text " + " ".join(shlex.quote(a) for a in argv)) if argv else None
     try:
         if args.report_only:
             records = select(load_results(spec.out_dir / "results.jsonl"), spec, planned_task_ids(spec))

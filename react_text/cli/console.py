@@ -32,9 +32,22 @@ _TERMINAL_CONTROLS = re.compile(
     r"|[\x9d\x90\x98\x9e\x9f][^\x07\x9c]*(?:\x07|\x9c|$)"  # 8-bit string controls
     r"|\x1b[ -/]*[0-~]?"                               # other escapes (charset, keypad, reset)
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"                    # other C0/C1 controls (keeps \t and \n)
-    r"|[\ud800-\udfff]",                               # lone surrogates: unprintable, crash strict streams
+    r"|[\ud800-\udfff]"                                # lone surrogates: unprintable, crash strict streams
+    r"|[\u202a-\u202e\u2066-\u2069]",                  # bidi embeddings, overrides, isolates: reorder the line
     re.DOTALL,
 )
+_UNSAFE_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` on one line, every control, bidi and lone surrogate character written as ``\\uXXXX``.
+
+    For names and one-line fields (file names, ids, a question in a list),
+    where a reader must see that something odd is there rather than lose it.
+    Applied to JSON text it keeps it valid JSON: those characters can only
+    stand inside its strings, where ``\\uXXXX`` means the same character.
+    """
+    return _UNSAFE_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def clean_text(text: str) -> str:
@@ -133,16 +146,31 @@ class Console:
         self.live = (bool(isatty and isatty()) if live is None else live) and not raw
         """Show the thought growing as tokens arrive (``token``); on a terminal by default."""
         self._turn: Any = None
-        self._turn_text = ""
+        self._started = False  # the turn's text so far is more than white space
+        self._live_text = ""  # the printable first line of the turn so far
+        self._line_done = False  # it ended (a newline) or fills the live line: later tokens change nothing
         self._shown = ""  # the thought text on the live line, after its label
 
     def token(self, text: str) -> None:
-        """``Agent(on_token=...)``: grow the live line with the first line of the turn (its thought)."""
-        if not self.live:
+        """``Agent(on_token=...)``: grow the live line with the first line of the turn (its thought).
+
+        Only the text that just arrived is looked at, and nothing once the line
+        is complete: a long turn costs its length once, not once per token.
+        """
+        if not self.live or self._line_done:
             return
-        self._turn_text += text
-        first = self._turn_text.lstrip()
-        line = _printable(first.split("\n", 1)[0]).rstrip()[: self.max_chars]
+        if not self._started:
+            text = text.lstrip()
+            if not text:
+                return
+            self._started = True
+        end = text.find("\n")
+        if end != -1:
+            text, self._line_done = text[:end], True
+        self._live_text += _printable(text)
+        line = self._live_text.rstrip()[: self.max_chars]
+        if len(line) == self.max_chars:
+            self._line_done = True  # the live line shows no more than this
         if len(line) <= len(self._shown) or not line.startswith(self._shown):
             return
         if not self._shown:
@@ -202,8 +230,7 @@ class Console:
 
     def _on_prompt(self, e: dict[str, Any]) -> None:
         self._turn = e.get("n")
-        self._turn_text = ""
-        self._shown = ""
+        self._started, self._live_text, self._line_done, self._shown = False, "", False, ""
 
     def _on_run_start(self, e: dict[str, Any]) -> None:
         if self.lang is None:

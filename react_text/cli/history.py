@@ -7,13 +7,17 @@ was asked and how it ended, resolves the ids people type, and prunes old ones.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, BinaryIO, Sequence
+
+from ..trace import TraceError, open_regular
 
 from ..trace import traces_dir
 
@@ -42,68 +46,80 @@ class RunInfo:
     steps: int | None
 
 
-def _first_line(path: Path) -> dict:
-    with path.open("rb") as fh:
-        line = fh.readline(1_000_000)
+def _json_event(line: bytes) -> dict:
+    """One event line read back, ``{}`` when it is not an event (a torn line); ``TraceError`` when nested too deeply."""
     try:
         event = json.loads(line)
     except ValueError:
         return {}
+    except RecursionError:
+        raise TraceError("an event is nested too deeply") from None
     return event if isinstance(event, dict) else {}
 
 
-def _last_event(path: Path) -> dict:
+def _last_event(fh: BinaryIO, size: int) -> dict:
     """The last complete event, read from the file's tail (traces hold whole prompts; never read them all)."""
-    with path.open("rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        fh.seek(max(0, size - _TAIL_BYTES))
-        tail = fh.read()
-    for line in reversed(tail.split(b"\n")):
+    fh.seek(max(0, size - _TAIL_BYTES))
+    for line in reversed(fh.read().split(b"\n")):
         if line.strip():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a torn last line, or the cut start of the tail
-            if isinstance(event, dict):
+            event = _json_event(line)  # {}: a torn last line, or the cut start of the tail
+            if event:
                 return event
     return {}
 
 
-def _model_name(start: dict) -> str:
-    model = str(start.get("model") or "")
-    return Path(model).name if model else str(start.get("backend") or "?")
+def _field(record: dict, key: str, kind: type, default: Any) -> Any:
+    """``record[key]``, ``default`` when absent, ``TraceError`` when it has another type than ``kind``."""
+    value = record.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TraceError(f"its {key!r} is a {type(value).__name__}, not a {kind.__name__}")
+    return value
 
 
 def read_run(path: Path) -> RunInfo:
-    start = _first_line(path)
-    end = _last_event(path)
+    """What the list shows of one trace; ``OSError`` when it is not a regular file, ``TraceError`` when
+    a field the list shows has the wrong type."""
+    with open_regular(path) as fh:
+        info = os.fstat(fh.fileno())
+        start = _json_event(fh.readline(1_000_000))
+        end = _last_event(fh, info.st_size)
     finished = end.get("event") == "run_end"
-    template = start.get("template") or {}
-    totals = end.get("totals") or {}
+    if not finished:
+        end = {}
+    model = _field(start, "model", str, "")
     return RunInfo(
         id=path.stem,
         path=path,
-        mtime=path.stat().st_mtime,
-        question=str(start.get("question", "?")),
-        status=str(end.get("status")) if finished else "unfinished",
-        model=_model_name(start),
-        template=str(template.get("name") or "?") if isinstance(template, dict) else "?",
-        steps=totals.get("steps") if finished else None,
+        mtime=info.st_mtime,
+        question=_field(start, "question", str, "?"),
+        status=_field(end, "status", str, "?") if finished else "unfinished",
+        model=Path(model).name if model else _field(start, "backend", str, "") or "?",
+        template=_field(_field(start, "template", dict, {}), "name", str, "") or "?",
+        steps=_field(_field(end, "totals", dict, {}), "steps", int, None),
     )
 
 
-def list_runs(folder: Path | None = None) -> list[RunInfo]:
-    """Every trace in ``folder``, newest first; unreadable files are skipped."""
+def list_runs(folder: Path | None = None, skipped: list[str] | None = None) -> list[RunInfo]:
+    """Every trace in ``folder``, newest first.
+
+    A file that is not a regular file (a FIFO, a link, a folder), cannot be read
+    or has a field of the wrong type is left out; when ``skipped`` is given,
+    a note saying which file and why is added to it.
+    """
     folder = folder or traces_dir()
     if not folder.is_dir():
         return []
     runs = []
     for path in folder.glob("*.jsonl"):
         try:
+            if not stat.S_ISREG(path.lstat().st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
             runs.append(read_run(path))
-        except OSError:
-            continue
+        except (OSError, TraceError) as exc:
+            if skipped is not None:
+                skipped.append(f"{path.name}: {getattr(exc, 'strerror', None) or exc}")
     return sorted(runs, key=lambda r: (r.mtime, r.id), reverse=True)
 
 

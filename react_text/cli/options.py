@@ -10,6 +10,7 @@ import argparse
 from typing import Sequence
 
 from ..backends.build import build_backend
+from ..checks import ALL_CHECKS, CHECKS, CheckName, parse_checks
 from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.cache import ToolCache
 
@@ -83,8 +84,21 @@ def add_retrieval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-retrieval", action="store_true",
                    help="with many tools, show the model only the best matches for the question plus list_tools")
     p.add_argument("--max-shown-tools", type=int, default=8, help="tools shown with --tool-retrieval (default: 8)")
-    p.add_argument("--no-quote-evidence", dest="quote_evidence", action="store_false",
-                   help="do not open the model's next thought with the search result sentence that answers the question")
+
+
+def add_checks_option(p: argparse.ArgumentParser) -> None:
+    """``--checks``: which of the engine's corrections and leads run (``checks.registry``), the same in
+    ``run``, ``compare`` and ``serve``; the default is ``Agent``'s and ``tool_calls``'s (all)."""
+    p.add_argument("--checks", type=_checks, default=ALL_CHECKS, metavar="SPEC",
+                   help="the engine's checks and leads: all (default), none (the plain engine), -rounding,-facts "
+                        f"(all but those) or rounding,facts (only those); names: {', '.join(c.name for c in CHECKS)}")
+
+
+def _checks(spec: str) -> frozenset[CheckName]:
+    try:
+        return parse_checks(spec)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_long_run_options(p: argparse.ArgumentParser, *, ctx: bool = True) -> None:
@@ -99,6 +113,23 @@ def add_long_run_options(p: argparse.ArgumentParser, *, ctx: bool = True) -> Non
                    help="no cache across runs (the default)")
     if ctx:
         p.add_argument("--ctx", type=int, default=None, metavar="TOKENS", help=CTX_HELP)
+
+
+def add_redaction_options(p: argparse.ArgumentParser) -> None:
+    """``--redact FIELD`` / ``--no-redact``: what the traces a command writes mask (run, compare)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--redact", action="append", default=[], metavar="FIELD",
+                       help="also mask this field in traces and hide it from the model in tool results (repeatable); "
+                            "api keys, tokens, passwords, Authorization and URL passwords are always masked")
+    group.add_argument("--no-redact", action="store_true",
+                       help="write traces exactly, secrets included (for replaying a run that holds none)")
+
+
+def redaction(args: argparse.Namespace) -> tuple[str, ...] | bool | None:
+    """``Agent(redact=...)`` for ``--redact``/``--no-redact``: the defaults (None), more names, or none (False)."""
+    if args.no_redact:
+        return False
+    return tuple(args.redact) or None
 
 
 def tool_cache(args: argparse.Namespace) -> ToolCache | None:

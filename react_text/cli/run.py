@@ -20,14 +20,17 @@ from ..tools.schemas import ToolDefinitionError
 from ..trace import fresh_trace_path, to_jsonable
 from .console import Console
 from .options import (
+    add_checks_option,
     _llama_backend,
     add_functions_option,
     add_llama_options,
     add_long_run_options,
+    add_redaction_options,
     add_retrieval_options,
     add_template_options,
     backend_header,
     load_template_with_hint,
+    redaction,
     tool_cache,
 )
 
@@ -57,16 +60,20 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--constrain", action="store_true", help="constrain each turn with a grammar")
     p.add_argument("--prose", choices=("error", "final"), default="error",
                    help="bare prose without labels: a format error or the final answer")
-    p.add_argument("--require-observation", action="store_true",
-                   help="refuse (once) a final answer given before any tool result")
     p.add_argument("--raw", action="store_true", help="also print each raw model turn")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of streaming")
     add_long_run_options(p, ctx=False)
+    add_redaction_options(p)
     p.add_argument("--toolbox", action="store_true", help="also offer the 68 tools of react_text.eval.toolbox")
     p.add_argument("--fetch-allow", action="append", default=[], metavar="HOST",
                    help="offer fetch(url) for this host (repeatable; '*.example.org' for subdomains, 'host:port' "
-                        "for one port); no host is reachable otherwise")
+                        "for one port); no host is reachable otherwise. A name must resolve to public addresses: "
+                        "loopback, private and link-local ones only when you list that IP or 'localhost' itself "
+                        "(127.0.0.1:8080), or with --fetch-private")
+    p.add_argument("--fetch-private", action="store_true",
+                   help="let --fetch-allow names resolve to loopback, private and link-local addresses (an intranet)")
     add_retrieval_options(p)
+    add_checks_option(p)
     add_llama_options(p)
     p.set_defaults(func=_cmd_run)
 
@@ -80,7 +87,7 @@ def _run_tools(args: argparse.Namespace) -> list:
             raise ValueError("--tools search needs --corpus DIR (the folder to search)")
         tools.append(builtin_tool(name, args.corpus))
     if getattr(args, "fetch_allow", None):
-        tools.append(fetch_tool(args.fetch_allow))
+        tools.append(fetch_tool(args.fetch_allow, allow_private=getattr(args, "fetch_private", False)))
     if getattr(args, "toolbox", False):
         tools += [t for t in toolbox_tools() if t.name not in {u.name for u in tools}]
     for file in args.functions:
@@ -101,7 +108,7 @@ def _run_backend(args: argparse.Namespace):
 def _cmd_run(args: argparse.Namespace) -> int:
     try:
         limits = Limits(max_steps=args.max_steps, max_turn_tokens=args.max_turn_tokens, timeout_s=args.timeout,
-                        require_observation=args.require_observation, max_parallel_tools=args.parallel)
+                        max_parallel_tools=args.parallel)
         template = load_template_with_hint(args.template, args.templates_dir)
         tools = _run_tools(args)
         backend = _run_backend(args)
@@ -111,7 +118,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                       on_token=console.token if console is not None and console.live else None,
                       constrain=args.constrain, prose=args.prose, tool_cache=tool_cache(args),
                       tool_retrieval=args.tool_retrieval, max_shown_tools=args.max_shown_tools,
-                      quote_evidence=args.quote_evidence)
+                      checks=args.checks, redact=redaction(args))
     except (BackendError, TemplateError, ToolDefinitionError, ValueError, OSError) as exc:
         print(f"react-text run: {exc}", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ from ..fc.server import make_server, serve
 from ..prompting.templates import TemplateError, load_examples
 from ..tools.functions import load_functions
 from .options import (
+    add_checks_option,
     _llama_backend,
     add_functions_option,
     add_llama_options,
@@ -37,6 +38,11 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-key", default=None,
                    help="require 'Authorization: Bearer KEY' on every request (default: $REACT_TEXT_API_KEY; "
                         "the variable keeps the key out of the process list)")
+    p.add_argument("--allow-unauthenticated-functions", action="store_true",
+                   help="serve --functions without --api-key (any local user could then run them as you)")
+    p.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="the longest one request may hold the model with --functions, its tool calls included "
+                        "(504 past it; default 120)")
     p.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=None,
                    help="constrain every turn with a grammar built from the tools (default: when the backend "
                         "takes grammars, as llama.cpp does)")
@@ -49,6 +55,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--examples", default=None,
                    help="JSON file of few-shot episodes written for your tools (default: the template's own)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    add_checks_option(p)
     add_llama_options(p)
     p.set_defaults(func=_cmd_serve)
 
@@ -67,10 +74,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         examples = load_examples(args.examples) if args.examples else None
         config = ServerConfig(model_name=model, template=template, constrain=args.constrain,
                               default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples,
-                              functions=functions,
+                              functions=functions, request_timeout_s=args.request_timeout, checks=args.checks,
                               api_key=args.api_key or os.environ.get("REACT_TEXT_API_KEY") or None)
         server = make_server(backend, config, host=args.host, port=args.port,
-                             allow_remote=args.allow_remote, verbose=args.verbose)
+                             allow_remote=args.allow_remote,
+                             allow_unauthenticated_functions=args.allow_unauthenticated_functions,
+                             verbose=args.verbose)
     except (BackendError, ModelError, TemplateError, ValueError, TypeError, OSError) as exc:
         print(f"react-text serve: {exc}", file=sys.stderr)
         return 2

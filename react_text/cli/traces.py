@@ -12,7 +12,7 @@ import sys
 import time
 
 from ..trace import TraceError, read_trace
-from .console import Console
+from .console import Console, visible
 from .history import HistoryError, find_run, list_runs, parse_age, prune, traces_dir
 from .run import exit_code
 
@@ -28,24 +28,27 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         events = read_trace(args.file)
     except TraceError as exc:
-        print(f"react-text replay: {exc}", file=sys.stderr)
-        return 2
+        return _fail("replay", str(exc))
     if not events:
-        print(f"react-text replay: {args.file} holds no events", file=sys.stderr)
-        return 2
+        return _fail("replay", f"{args.file} holds no events")
     console = Console(sys.stdout, raw=args.raw)
     for number, event in enumerate(events, 1):
         try:
             console(event)
         except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
-            print(f"react-text replay: {args.file}: event {number} ({str(event.get('event'))[:40]!r}) is malformed "
-                  f"({type(exc).__name__}); is this a react-text trace?", file=sys.stderr)
-            return 2
+            return _fail("replay", f"{args.file}: event {number} ({str(event.get('event'))[:40]!r}) is malformed "
+                                   f"({type(exc).__name__}); is this a react-text trace?")
     end = next((e for e in reversed(events) if e.get("event") == "run_end"), None)
     if end is None:
         print("(the trace ends without run_end: the run crashed or is still running)")
         return 1
     return exit_code(end.get("status"), str(end.get("reason", "")), "replay")
+
+
+def _fail(command: str, message: str) -> int:
+    """Print one error line (file names and ids from disk made visible, never interpreted) and return 2."""
+    print(visible(f"react-text {command}: {message}"), file=sys.stderr)
+    return 2
 
 
 def add_traces(sub: argparse._SubParsersAction) -> None:
@@ -67,7 +70,10 @@ def _cmd_traces(args: argparse.Namespace) -> int:
     if args.action == "path":
         print(traces_dir())
         return 0
-    runs = list_runs()
+    skipped: list[str] = []
+    runs = list_runs(skipped=skipped)
+    for note in skipped:
+        print(visible(f"react-text traces: skipped {note}"), file=sys.stderr)
     try:
         if args.action == "show":
             if not args.id:
@@ -81,26 +87,25 @@ def _cmd_traces(args: argparse.Namespace) -> int:
                 return 2
             gone = prune(runs, parse_age(args.older_than), dry_run=args.dry_run)
             verb = "would delete" if args.dry_run else "deleted"
-            print(f"{verb} {len(gone)} of {len(runs)} traces older than {args.older_than} in {traces_dir()}")
+            print(visible(f"{verb} {len(gone)} of {len(runs)} traces older than {args.older_than} in {traces_dir()}"))
             return 0
-    except HistoryError as exc:
-        print(f"react-text traces: {exc}", file=sys.stderr)
-        return 2
+    except (HistoryError, TraceError, OSError) as exc:
+        return _fail("traces", str(exc))
     shown = runs if args.limit <= 0 else runs[: args.limit]
     if args.json:
         for i, r in enumerate(shown, 1):
-            print(json.dumps({"n": i, "id": r.id, "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(r.mtime)),
+            print(visible(json.dumps({"n": i, "id": r.id, "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(r.mtime)),
                               "status": r.status, "model": r.model, "template": r.template, "steps": r.steps,
-                              "question": r.question, "path": str(r.path)}, ensure_ascii=False))
+                              "question": r.question, "path": str(r.path)}, ensure_ascii=False)))
         return 0
     if not runs:
-        print(f"no runs yet in {traces_dir()}")
+        print(visible(f"no runs yet in {traces_dir()}"))
         return 0
     for i, r in enumerate(shown, 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.mtime))
         question = r.question if len(r.question) <= 60 else r.question[:59] + "…"
-        print(f"{i:>3}  {when}  {r.status:<14} {r.model}  {r.template}  {question}")
-        print(f"     {r.id}")
+        print(visible(f"{i:>3}  {when}  {r.status:<14} {r.model}  {r.template}  {question}"))
+        print(visible(f"     {r.id}"))
     if len(shown) < len(runs):
         print(f"({len(runs) - len(shown)} older; -n 0 lists all)")
     return 0

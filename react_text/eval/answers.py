@@ -15,7 +15,7 @@ from typing import Iterable, Sequence, Union
 
 import regex
 
-from ..protocol.answer_text import canonical, is_refusal
+from .refusals import canonical, is_refusal
 
 MATCH_KINDS: tuple[str, ...] = ("exact", "number", "contains", "regex", "one_of", "refusal")
 

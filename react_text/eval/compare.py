@@ -20,15 +20,24 @@ from ..agent.loop import Agent
 from ..agent.state import Limits
 from ..backends.build import build_backend
 from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
+from ..redaction import safe_url
 from ..tools.cache import ToolCache
 from . import metrics, report
-from .planning import Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools
+from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools,
+                       template_checks)
 from .progress import Progress
 from .records import ResultsFile, crash_record, example_value, load_results, record_from_run
 
 
 class PromptError(RuntimeError):
     """The prompt of a task could not be built: recorded as a crashed task, and the compare goes on."""
+
+
+HTTP_TIMEOUT_S = 60.0
+"""Longest one completion request may take, and never longer than a task's own ``timeout_s``.
+
+With several servers a failed request is not retried on its server: the task
+moves to another (``react_text.backends.pool``), which is the better retry."""
 
 
 def _safe(name: str) -> str:
@@ -47,7 +56,8 @@ def run_compare(
     in-process llama.cpp model (loaded once per model) or an HTTP client per
     worker. Over HTTP each URL gets its own workers (``URL#N``, else
     ``spec.concurrency``) pulling from one queue; a task whose server dies is
-    rerun on another one and recorded once (``react_text.backends.pool``).
+    rerun on another one and recorded once, and a server that keeps failing is
+    taken out of rotation for a while (``react_text.backends.pool``).
     """
     prepared = prepare(spec)
     results_path = spec.out_dir / "results.jsonl"
@@ -65,7 +75,8 @@ def run_compare(
         progress.close()
         writer.close()
     if queue.unrun:
-        raise CompareError(f"every server failed ({', '.join(sorted(queue.dead))}); {len(queue.unrun)} task(s) "
+        failed = ", ".join(safe_url(url) for url in sorted(queue.dead or {server.url for server in servers}))
+        raise CompareError(f"every server failed ({failed}); {len(queue.unrun)} task(s) "
                            f"were not run and are not in {results_path}: run the same command again to resume")
     return plan.kept + runner.new_records
 
@@ -105,26 +116,26 @@ class _CellRunner:
                 raise
 
     def work(self, queue: TaskQueue, worker: int) -> None:
-        """One worker: take cells for its server until none is left or the server dies."""
+        """One worker: take cells for its server until none is left for it."""
         url = self.slot_urls[worker]
         while (item := queue.take(url)) is not None:
             try:
-                record = self.run_cell(item, worker)
+                record = self.run_cell(item, worker, queue)
             except BaseException:
                 queue.stop()
                 raise
             if record is None:
                 queue.failed(item, url)
-                return
-            queue.finished(item)
+            else:
+                queue.finished(item, url, refused_everywhere=record.get("status") == "backend_error")
 
-    def run_cell(self, item: Cell, worker: int) -> dict | None:
-        """The task's record, or None when its server died under it (the task is not recorded)."""
+    def run_cell(self, item: Cell, worker: int, queue: TaskQueue) -> dict | None:
+        """The task's record, or None when its server failed under it and another may rerun it (not recorded)."""
         model, template_name, constrain, task = item
         trace = self._fresh_trace(item)
         started = time.monotonic()
         try:
-            record = self._run_agent(item, worker, trace, started)
+            record = self._run_agent(item, worker, trace, started, queue)
             if record is None:
                 return None
         except KeyboardInterrupt:
@@ -144,8 +155,13 @@ class _CellRunner:
             trace.unlink()  # an unfinished earlier attempt: its result was never recorded
         return trace
 
-    def _run_agent(self, item: Cell, worker: int, trace: Path, started: float) -> dict | None:
-        """Run the task once; its record, None when its server died and another can rerun it."""
+    def _run_agent(self, item: Cell, worker: int, trace: Path, started: float, queue: TaskQueue) -> dict | None:
+        """Run the task once; its record, None when its server failed and another can rerun it.
+
+        A server going down (a retryable error) always hands the task on, to be
+        left unrun if no server is left; an error the server gave to this
+        request is recorded once every server has given one.
+        """
         model, template_name, constrain, task = item
         backend = WatchedBackend(self.factory(model, worker))
         agent = Agent(
@@ -158,12 +174,15 @@ class _CellRunner:
             tool_cache=self.tool_cache,
             tool_retrieval=self.spec.tool_retrieval,
             max_shown_tools=self.spec.max_shown_tools,
-            quote_evidence=self.spec.quote_evidence,
+            redact=self.spec.redact,
+            checks=template_checks(template_name)[1],
         )
         result = agent.run(task.question)
         if result.status == "interrupted":
             raise KeyboardInterrupt
-        if result.status == "backend_error" and backend.server_failure is not None and len(self.servers) > 1:
+        failure = backend.server_failure
+        if result.status == "backend_error" and failure is not None and len(self.servers) > 1 and (
+                failure.retryable or queue.elsewhere(item, self.slot_urls[worker])):
             return None
         if result.status == "template_error":
             raise PromptError(result.reason)
@@ -171,7 +190,7 @@ class _CellRunner:
                                  trace=trace, wall_seconds=time.monotonic() - started)
         record["example_value"] = example_value(agent, task, result)
         if len(self.servers) > 1:
-            record["server"] = self.slot_urls[worker]
+            record["server"] = safe_url(self.slot_urls[worker])
         return record
 
     def _write(self, item: Cell, record: dict) -> None:
@@ -201,7 +220,9 @@ def _default_factory(spec: CompareSpec, prepared: Prepared, slot_urls: list[str]
         def http_factory(model: str, worker: int):
             key = (model, worker)
             if key not in clients:
-                clients[key] = build_backend("http", url=slot_urls[worker], api=spec.api, model=model)
+                clients[key] = build_backend("http", url=slot_urls[worker], api=spec.api, model=model,
+                                             timeout=min(spec.timeout_s, HTTP_TIMEOUT_S),
+                                             retries=0 if len(set(slot_urls)) > 1 else None)
             return clients[key]
 
         return http_factory

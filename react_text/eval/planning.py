@@ -62,8 +62,6 @@ class CompareSpec:
     """The context window each prompt must fit (None: the backend's, when it tells)."""
     tool_retrieval: bool = False
     """Show each task only its best-matching tools plus ``list_tools`` (``Agent(tool_retrieval=True)``)."""
-    quote_evidence: bool = True
-    """Open the thought after a search with the result sentence that answers (``Agent(quote_evidence=...)``)."""
     max_shown_tools: int = 8
     functions: tuple[str, ...] = ()
     """Python files whose tools (see ``react_text.tools.functions``) every task is offered besides its own."""
@@ -71,6 +69,8 @@ class CompareSpec:
     """A folder the search tool reads instead of the suite's own corpus."""
     template_dirs: tuple[str, ...] = ()
     """Folders searched for templates before ``$REACT_TEXT_PROMPTS`` and the built-ins."""
+    redact: tuple[str, ...] | bool | None = None
+    """What the traces mask, as ``Agent(redact=...)``: None the default secrets, False nothing, names more."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def prepare(spec: CompareSpec) -> Prepared:
     templates = {}
     for name in spec.templates:
         try:
-            templates[name] = load_template(name, spec.template_dirs)
+            templates[name] = load_template(template_checks(name)[0], spec.template_dirs)
         except TemplateError as exc:
             problems.append(f"template {name!r}: {exc}")
     functions = _load_functions(spec, problems)
@@ -105,6 +105,17 @@ def prepare(spec: CompareSpec) -> Prepared:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
     tasks = _sample(suite, spec)
     return Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
+
+
+CHECKS_LABEL = " checks="
+"""How a cell's label names the checks it runs with: ``classic checks=-rounding``; a bare template name
+runs with every check (``Agent``'s default), so earlier results keep their labels."""
+
+
+def template_checks(label: str) -> tuple[str, str]:
+    """(template, checks spec) of a cell label: ``("classic", "-rounding")``, ``("classic", "all")``."""
+    name, _, checks = label.partition(CHECKS_LABEL)
+    return name, checks or "all"
 
 
 def _load_functions(spec: CompareSpec, problems: list[str]) -> tuple[Tool, ...]:

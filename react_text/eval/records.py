@@ -13,9 +13,8 @@ import threading
 from pathlib import Path
 from typing import Mapping
 
-from ..prompting.episodes import episode_values
-from ..protocol.guards import copied_example_value
 from ..trace import json_text
+from .copies import copied_value
 from .suites import match_answer
 
 
@@ -104,7 +103,7 @@ def record_from_run(task, result, *, model: str, template: str, constrain: bool,
 
 
 def example_value(agent, task, result) -> str | None:
-    """The number or name the answer copied from a shown few-shot episode, if any (see ``guards``).
+    """The number or name the answer copied from a shown few-shot episode, if any (``copies``).
 
     Only what tools returned counts as seen (a call's result, or the results of a refusal's second
     look), not the loop's corrections: one that names the copied value ("1074 comes from the
@@ -112,7 +111,7 @@ def example_value(agent, task, result) -> str | None:
     if result.status != "answered":
         return None
     shown = agent.template.shown_episodes(list(agent.tools.values()), task.question, agent.examples)
-    return copied_example_value(result.answer, episode_values(shown), (task.question, *tool_results(result.steps)))
+    return copied_value(result.answer, shown, (task.question, *tool_results(result.steps)))
 
 
 def tool_results(steps) -> list[str]:

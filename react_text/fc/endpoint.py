@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..checks import ALL_CHECKS, CheckName
 from .folding import fold_messages
 from .request import ShimRequestError, read_tool_choice, read_tools
 
@@ -44,6 +45,14 @@ class ServerConfig:
     """Tools this server runs itself (``serve --functions``) for requests that bring no ``tools``:
     the model's calls to them are executed here and fed back until it answers in text."""
     max_tool_rounds: int = 6
+    request_timeout_s: float = 120.0
+    """The longest one request running ``functions`` may hold the model, its tool calls included: each call
+    gets at most what is left (504 past it), so one request cannot keep every other waiting for
+    rounds x calls x timeouts."""
+    function_timeout_s: float = 30.0
+    """A ``functions`` tool's time limit when it declares none (``timeout=None``); a tool's own limit is kept."""
+    checks: frozenset[CheckName] = ALL_CHECKS
+    """The checks every turn gets (``checks.registry``; ``serve --checks``)."""
 
 
 class ApiError(Exception):

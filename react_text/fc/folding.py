@@ -207,6 +207,8 @@ def _read_arguments(arguments: Any, at: str) -> dict | str:
             decoded = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             decoded = arguments  # keep what the client sent; it is still readable text
+        except RecursionError:
+            raise ShimRequestError(f"{at}.function.arguments is nested too deeply", f"{at}.function.arguments") from None
         return decoded if isinstance(decoded, (dict, str)) else arguments
     raise ShimRequestError(f"{at}.function.arguments must be a JSON string", f"{at}.function.arguments")
 

@@ -15,6 +15,10 @@ Choices, and why:
   ``max_body_bytes`` get 413 without being read.
 * Loopback only unless ``allow_remote``, and then only with an ``api_key``
   (``Authorization: Bearer``, compared in constant time, 401 otherwise).
+  With ``functions`` (tools this server runs) an ``api_key`` is needed even
+  on loopback, where any local user can connect, unless explicitly waived;
+  one such request holds the model for at most ``request_timeout_s``, tool
+  calls included (504 past it), and each tool keeps its own time limit.
 * A web page must not be able to drive a loopback server: the ``Host`` header
   must name a loopback address (DNS rebinding), a browser's ``Origin`` must be
   loopback or the server itself, and a POST must be ``application/json`` (415),
@@ -39,7 +43,8 @@ Choices, and why:
   request for something this server does not do (``n`` > 1, legacy
   ``functions``, ``logprobs``, non-text content),
   429 queue full, 500 model or server failure, 503 model busy past the queue
-  timeout or temporarily unavailable. Every error body is OpenAI-shaped:
+  timeout or temporarily unavailable, 504 a ``functions`` request past
+  ``request_timeout_s``. Every error body is OpenAI-shaped:
   ``{"error": {"message", "type", "param", "code"}}``.
 """
 
@@ -338,12 +343,15 @@ def make_server(
     host: str = "127.0.0.1",
     port: int = 8080,
     allow_remote: bool = False,
+    allow_unauthenticated_functions: bool = False,
     verbose: bool = False,
 ) -> ShimHTTPServer:
     """A bound (not yet serving) server; ``port=0`` picks a free port.
 
     Refuses a non-loopback ``host`` unless ``allow_remote``, and ``allow_remote``
     without ``config.api_key``: anyone who can reach the port could run the model.
+    Refuses ``config.functions`` without ``config.api_key`` even on loopback unless
+    ``allow_unauthenticated_functions``: every local user could run those tools as this user.
     """
     if not allow_remote and not is_loopback(host):
         raise ValueError(
@@ -351,6 +359,10 @@ def make_server(
         )
     if allow_remote and not config.api_key:
         raise ValueError("--allow-remote needs --api-key (or REACT_TEXT_API_KEY): a remote endpoint must not be open")
+    if config.functions and not config.api_key and not allow_unauthenticated_functions:
+        raise ValueError("--functions needs --api-key (or REACT_TEXT_API_KEY): the server runs those tools for "
+                         "whoever calls it, and any local user can reach a loopback port; "
+                         "--allow-unauthenticated-functions to accept that")
     return ShimHTTPServer((host, port), ChatService(backend, config), verbose=verbose)
 
 

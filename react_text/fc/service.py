@@ -126,7 +126,9 @@ class ChatService:
         offered = [t.to_openai() for t in self.config.functions]
         messages = list(request.messages)
         usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        deadline = time.monotonic() + self.config.request_timeout_s
         for _ in range(self.config.max_tool_rounds):
+            self._check_deadline(deadline)
             result = self._turn(request, messages, offered)
             for key in usage:
                 usage[key] += int(result["usage"].get(key, 0))
@@ -137,13 +139,22 @@ class ChatService:
             for call in calls:
                 try:
                     args = json.loads(call["function"]["arguments"] or "{}")
-                except ValueError:
+                except (ValueError, RecursionError):
                     args = call["function"]["arguments"]
-                seen = call_tool(by_name[call["function"]["name"]], args, timeout=30.0)
+                self._check_deadline(deadline)
+                tool = by_name[call["function"]["name"]]
+                own = tool.timeout if tool.timeout is not None else self.config.function_timeout_s
+                seen = call_tool(tool, args, timeout=max(0.01, min(own, deadline - time.monotonic())))
                 text = seen.text if seen.ok else f"Error ({seen.code}): {seen.text}"
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
         message = {"role": "assistant", "content": f"No answer after {self.config.max_tool_rounds} tool rounds."}
         return {"message": message, "finish_reason": "stop", "usage": usage}
+
+    def _check_deadline(self, deadline: float) -> None:
+        if time.monotonic() >= deadline:
+            raise ApiError(504, f"The request ran past its limit of {self.config.request_timeout_s:g} s "
+                                "(model turns and tool calls together); ask for less.",
+                           type="server_error", code="request_timeout")
 
     def _turn(self, request: ChatRequest, messages: list, tools: list | None,
               on_content: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -162,6 +173,7 @@ class ChatService:
                 parallel_tool_calls=request.parallel_tool_calls,
                 examples=self.config.examples,
                 on_content=on_content,
+                checks=self.config.checks,
             )
         except ShimRequestError as exc:
             raise bad_request(exc.message, exc.param) from exc

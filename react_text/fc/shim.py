@@ -35,7 +35,8 @@ from ..prompting.retrieval import clear_pick, fits_nothing
 from ..prompting.templates import as_template
 from ..protocol.declines import reaches_elsewhere, unfit_nudge
 from ..protocol.grounding import check_call, check_choice, choice_lead
-from ..protocol.guards import AnswerContext, check_answer
+from ..checks import CheckName, CheckSpec, in_order, parse_checks
+from ..checks.answers import AnswerContext, check_answer
 from ..protocol.parser import parse
 from ..types import Step
 from .answer_stream import AnswerStream
@@ -65,6 +66,7 @@ def tool_calls(
     parallel_tool_calls: bool = True,
     examples: Sequence[Any] | None = None,
     on_content: Callable[[str], None] | None = None,
+    checks: CheckSpec = "all",
 ) -> dict[str, Any]:
     """One assistant turn for an OpenAI-style chat, from a model without function calling.
 
@@ -97,7 +99,7 @@ def tool_calls(
     if constrain is None:
         constrain = supports_grammar(backend)
     request = _read_request(messages, tools, backend=backend, template=template, tool_choice=tool_choice,
-                            constrain=constrain, examples=examples)
+                            constrain=constrain, examples=examples, checks=parse_checks(checks))
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
@@ -139,6 +141,7 @@ class _Request:
     answer_context: AnswerContext
     grounds: tuple[str, ...]  # what call values may come from: instructions, question, results
     example_arguments: tuple[str, ...]  # what a copied call would pass: the shown episodes' arguments
+    checks: frozenset[CheckName]  # the checks the turn gets (``checks.registry``), as the loop's
     pick: tuple[str, str] | None  # the tool the question clearly asks for, and its description, before any result
     unfit: bool  # the question meets no offered tool (``fits_nothing``), before any result
     prompt: str
@@ -147,7 +150,7 @@ class _Request:
 
 def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, *,
                   backend: Backend, template: Any, tool_choice: Any, constrain: bool,
-                  examples: Sequence[Any] | None) -> _Request:
+                  examples: Sequence[Any] | None, checks: frozenset[CheckName]) -> _Request:
     tpl = as_template(template)
     offered = read_tools(tools)
     choice = read_tool_choice(tool_choice, offered)
@@ -161,7 +164,8 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
-        answer_context=_answer_context(tpl, conversation, by_name, shown), turns_before=len(conversation.turns),
+        answer_context=_answer_context(tpl, conversation, by_name, shown, checks), checks=checks,
+        turns_before=len(conversation.turns),
         example_arguments=episode_arguments(shown),
         pick=_pick(offered, conversation) if choice.mode == "auto" else None,
         unfit=choice.mode == "auto" and not conversation.turns and fits_nothing(offered, conversation.question),
@@ -185,7 +189,7 @@ def _first_prompt(backend: Backend, template: Any, conversation: Conversation, o
 
 
 def _answer_context(template: Any, conversation: Conversation, by_name: Mapping[str, Any],
-                    shown: Sequence[Any]) -> AnswerContext:
+                    shown: Sequence[Any], checks: frozenset[CheckName]) -> AnswerContext:
     """A final answer gets the loop's checks.
 
     "Use a tool first" applies only after a call this request tried and got
@@ -199,6 +203,7 @@ def _answer_context(template: Any, conversation: Conversation, by_name: Mapping[
         example_values=episode_values(shown),
         require_observation=False,
         lang=prompt_language(template, conversation.question),
+        checks=frozenset(in_order("answer", checks)),
     )
 
 
@@ -218,7 +223,7 @@ class _Attempts:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
-        # answer checks (guards) judge the whole answer first, so there it is sent once accepted; the
+        # answer checks (``checks.answers``) judge the whole answer first, so there it is sent once accepted; the
         # answer asked for after a bare thought is not checked again, so it streams in either mode.
         self.on_content = on_content if request.choice.mode in ("auto", "none") else None
         self.streams_first = self.on_content is not None and request.choice.mode == "none"
@@ -243,8 +248,10 @@ class _Attempts:
         turn = prefix + text
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))
         kept = turn[len(prefix): max(step.end, len(prefix))]
-        elsewhere = reaches_elsewhere(step, list(r.schemas), r.copied) if r.choice.mode == "auto" else None
-        if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs):
+        auto = r.choice.mode == "auto"
+        elsewhere = reaches_elsewhere(step, list(r.schemas), r.copied) if auto and "no_fit" in r.checks else None
+        if elsewhere is not None or (verdict.problem is None and "prose_as_final" in step.repairs
+                                     and "continuation" in r.checks):
             # Two ways a model declines without saying "Final Answer": it stops after its
             # thought ("I know this; no tool is needed."), or it reaches for a tool it was not
             # offered and no offered tool is like it (steering it onto one gives a wrong call).
@@ -283,11 +290,16 @@ class _Attempts:
     def _guarded(self, verdict: Verdict) -> Verdict:
         """An "auto" answer that the answer checks catch, an "auto" first move that passes over the tool
         the question clearly asks for, or a call with values from nowhere (``grounding``), becomes a
-        problem (one nudge per check)."""
+        problem (one nudge per check). The call checks run in the registry's order, as in the loop."""
         if self.request.choice.mode != "auto" or verdict.problem is not None:
             return verdict
         if verdict.calls:
-            return self._passed_over(verdict) or self._ungrounded(verdict) or self._unfit(verdict) or verdict
+            checks = {"tool_choice": self._passed_over, "ungrounded": self._ungrounded, "no_fit": self._unfit}
+            for check in in_order("call", self.request.checks):
+                found = checks[check](verdict) if check in checks else None
+                if found is not None:
+                    return found
+            return verdict
         if verdict.answer is None:
             return verdict
         tried_call = any(code in ("bad_arguments", "unknown_tool") for code in self.errors)
@@ -302,7 +314,7 @@ class _Attempts:
         """A first move that leaves out the tool the question clearly asks for gets one correction
         (none after "use a tool first" said the same)."""
         r = self.request
-        if self.nudged & {"tool_choice", "no_observation"}:
+        if "tool_choice" not in r.checks or self.nudged & {"tool_choice", "no_observation"}:
             return None
         nudge = check_choice(r.pick, tuple(name for name, _ in verdict.calls), r.answer_context.lang)
         if nudge is None or r.pick is None:

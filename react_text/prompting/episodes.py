@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from ..lexicon.cjk import HAN
+
 from ..protocol.answer_text import is_refusal
 from ..protocol.question import numbers_in
 from .demo_values import sample_arguments
@@ -75,7 +77,7 @@ class Episode:
 
 # --- language and similarity -------------------------------------------------------
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{HAN}]")
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _STOPWORDS = frozenset(

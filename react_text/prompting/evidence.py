@@ -18,7 +18,7 @@ of what its passage, or an earlier result from the same file, is about (the capi
 words, or the Chinese text, before the first sentence's verb, without a title's aside),
 but only when the question names that subject in full, and the sentence must then hold
 every other word of the question: "The club was founded in 1921" in a passage about
-Varnholt Anchors FC never answers when Varnholt itself was founded, nor "The lake has a
+Tarnwick Rovers FC never answers when Tarnwick itself was founded, nor "The lake has a
 maximum depth of 48 metres" its average depth.
 
 ``read_sentences`` is that reading of a result list; ``facts`` reads results with it too.
@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ..lexicon import zh
+from ..lexicon.cjk import HAN
 
 from ..protocol.question import asks_for_number, numbers_in
 from ..protocol.results import result_lines
@@ -40,9 +43,7 @@ _ANSWER_WORDS = frozenset(
 """Words that say how to answer, not what about (beyond the search tool's stopwords)."""
 _CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问和与及或")
 """Chinese function characters: a character pair holding one says nothing about the topic."""
-MEASURE_WORDS_ZH = "名个位座条本辆种次家所只头台件张支艘棵"
-"""The measure words that follow 多少/几 ("多少名", "几座")."""
-_HOW_MANY_ZH = re.compile(f"(?:多少|几)[{MEASURE_WORDS_ZH}]?")
+_HOW_MANY_ZH = re.compile(f"(?:多少|几)[{zh.MEASURE_WORDS}]?")
 """"How many" with its measure word (多少名, 几座): the shape of the answer, not its topic."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
@@ -56,11 +57,10 @@ _REFERENCE = re.compile(r"(?:it|its|she|her|he|his|they|their|(?:the|this)\s+(?P
 _SUBJECT_END = re.compile(r"\s(?:is|was|are|were|has|had|have)\s|是|位于")
 """Where the subject of a passage's first sentence ends."""
 _ASIDE = re.compile(r"[(（][^)）]*[)）]")
-"""A title's aside ("Varnholt (town)", "沈绮蘅（刺绣艺术家）"): not part of the name."""
-_NAME_WORD = re.compile(r"\b[A-Z][\w'-]*|[\u3400-\u9fff]+")
+"""A title's aside ("Tarnwick (town)", "沈绮蘅（刺绣艺术家）"): not part of the name."""
+_NAME_WORD = re.compile(rf"\b[A-Z][\w'-]*|[{HAN}]+")
 _OPERAND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:%|倍|percent\b|per\s*cent\b|times\b)", re.IGNORECASE)
 """A number the question computes with ("3倍", "15%", "4 times"), not one the fact must hold."""
-_ORDINALS_ZH = "一二三四五六七八九十"
 
 
 def terms(text: str) -> tuple[set[str], set[str]]:
@@ -176,7 +176,7 @@ def evidence_lead(question: str, observation: str, lang: str) -> str | None:
 def quote(k: int, sentence: str, lang: str) -> str:
     """Result ``[k]``'s sentence as the episodes quote it, opening a thought."""
     if lang == "zh":
-        ordinal = _ORDINALS_ZH[k - 1] if 1 <= k <= len(_ORDINALS_ZH) else str(k)
+        ordinal = zh.ONE_TO_TEN[k - 1] if 1 <= k <= len(zh.ONE_TO_TEN) else str(k)
         return f" 第{ordinal}条结果写的是：“{sentence}”"
     return f' Result [{k}] says: "{sentence}"'
 

@@ -21,7 +21,8 @@ from os.path import commonprefix
 
 from ..protocol.question import numbers_in
 from ..tools.calculator import CALCULATOR_TOOL
-from .evidence import COVERAGE, MAX_QUOTE, MEASURE_WORDS_ZH, Sentence, evidence_lead, quote, read_sentences, terms
+from ..lexicon import zh
+from .evidence import COVERAGE, MAX_QUOTE, Sentence, evidence_lead, quote, read_sentences, terms
 
 __all__ = ["combining_facts", "facts_lead", "operation", "thought_lead"]
 
@@ -60,7 +61,7 @@ _SHAPE_WORDS = frozenset(
     "would".split())
 _UNIT = re.compile(r"\bin\s+(?:square\s+)?([a-z]+)\s*[?.]")
 """The unit the answer is asked in ("…, in pounds?"): how to answer, not what about."""
-_SHAPE_ZH = re.compile(f"(?:多少|几)[{MEASURE_WORDS_ZH}岁]?|"
+_SHAPE_ZH = re.compile(f"(?:多少|几)[{zh.MEASURE_WORDS}岁]?|"
                        r"人数|倍|加起来|人均|百分之|一共|总共|合计|平均|每名|每个|每位|相差|相隔|"
                        r"密度|保留|一位|小数|四舍五入|整数|结果|对应|变成|现在|"
                        r"如果|数据|按|到|人")
@@ -147,9 +148,10 @@ def facts_lead(question: str, observations: list[str], lang: str) -> str | None:
     return f"{quotes} 问题问的是{zh}" if lang == "zh" else f"{quotes} The question asks for {en}"
 
 
-def thought_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...]) -> str | None:
+def thought_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...], *,
+                 facts: bool = True, evidence: bool = True) -> str | None:
     """The quote that opens the next thought after ``observations`` (oldest first): the facts a combining
     question computes with (when a calculator is offered to compute them), else the newest result's
-    answering sentence (``evidence``), else None."""
-    lead = facts_lead(question, observations, lang) if CALCULATOR_TOOL in tool_names else None
-    return lead or (evidence_lead(question, observations[-1], lang) if observations else None)
+    answering sentence (``evidence``), else None. ``facts`` and ``evidence`` switch either off."""
+    lead = facts_lead(question, observations, lang) if facts and CALCULATOR_TOOL in tool_names else None
+    return lead or (evidence_lead(question, observations[-1], lang) if evidence and observations else None)

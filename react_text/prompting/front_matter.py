@@ -129,6 +129,8 @@ def _front_value(key: str, text: str, line: int) -> Any:
         if text[:1] in '[{"':
             raise FrontMatterError(f"bad JSON for {key!r}: {exc.msg} (column {exc.colno})", line) from None
         return text
+    except RecursionError:
+        raise FrontMatterError(f"bad JSON for {key!r}: nested too deeply", line) from None
 
 
 def _checked_stops(value: Any, d: Dialect, line: int) -> tuple[str, ...]:

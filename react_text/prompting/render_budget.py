@@ -14,7 +14,7 @@ import re
 import string
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -146,26 +146,76 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?")
+_PERCENT_SPEC = re.compile(r"%(\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.?)", re.DOTALL)
+REPR_FACTOR = 10
+"""``repr``/``ascii`` may write a character as up to ten (``\\U0001f600``)."""
 
 
-def check_percent_format(fmt: str, budget: Budget) -> None:
-    for width, precision in _PERCENT_SPEC.findall(fmt):
-        for part in (width, precision):
-            if part == "*":
+class _FormatSize:
+    """The size of a formatted string, added up field by field and refused as soon as it is over the limit.
+
+    A format repeats its fields: ``'%(a)200000s' * 18000`` is a short string
+    whose widths are checked one at a time but whose result is 3.6 GB. So each
+    field counts its width, its precision and the text of the value it prints,
+    and the sum is what is checked, before anything is built. Each value is
+    measured no further than the limit, so the check costs at most the limit.
+    """
+
+    def __init__(self, fmt: str, budget: Budget):
+        self.budget = budget
+        self.limit = budget.limits.max_value_chars
+        self.total = 0
+        self.add(len(fmt))
+
+    def add(self, n: int) -> None:
+        self.total += n
+        if self.total > self.limit:
+            raise LimitExceeded(
+                f"format widths, precisions and fields add up to {self.total} characters; the limit is {self.limit}")
+
+    def field(self, value: Any, widths: list[str], conversion: str) -> None:
+        for digits in widths:
+            if digits == "*":
                 raise LimitExceeded("'*' widths are not allowed in templates")
-            if part and int(part) > budget.limits.max_value_chars:
-                budget.size(int(part), "format width")
+            if digits:
+                self.add(int(digits))
+        size = text_size(value, self.limit)
+        self.add(size * REPR_FACTOR if conversion in ("r", "a") else size)
 
 
-def check_brace_format(fmt: str, budget: Budget) -> None:
-    for _, field_name, spec, _ in string.Formatter().parse(fmt):
-        if field_name is None or not spec:
+def check_percent_format(fmt: str, values: Any, budget: Budget) -> None:
+    """Refuse ``fmt % values`` whose widths, precisions and printed values add up to more than the limit."""
+    size = _FormatSize(fmt, budget)
+    positional = values if isinstance(values, tuple) else (values,)
+    index = 0
+    for key, width, precision, conversion in _PERCENT_SPEC.findall(fmt):
+        if conversion == "%":
             continue
-        if "{" in spec:
+        if key:
+            value = values.get(key[1:-1], values) if isinstance(values, dict) else values
+        else:
+            value = positional[index] if index < len(positional) else None
+            index += 1
+        size.field(value, [width, precision], conversion)
+
+
+def check_brace_format(fmt: str, resolve: Callable[[str], Any], budget: Budget) -> None:
+    """Refuse ``fmt.format(...)`` whose widths and printed values add up to more than the limit.
+
+    ``resolve`` gives the value a field name (``0``, ``name``, ``0.attr[1]``)
+    prints, or None when it has none; the caller looks it up as safely as
+    the format itself would.
+    """
+    size = _FormatSize(fmt, budget)
+    auto = 0
+    for _, field_name, spec, conversion in string.Formatter().parse(fmt):
+        if field_name is None:
+            continue
+        if spec and "{" in spec:
             raise LimitExceeded("nested format fields are not allowed in templates")
-        for digits in re.findall(r"\d+", spec):
-            budget.size(int(digits), "format width")
+        if not field_name or field_name[0] in ".[":
+            field_name, auto = f"{auto}{field_name}", auto + 1
+        size.field(resolve(field_name), re.findall(r"\d+", spec or ""), conversion or "")
 
 
 def check_repeat(left: Any, right: Any, budget: Budget) -> None:
@@ -234,7 +284,7 @@ def filter_precheck(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], bu
         if not isinstance(start, (int, float)) or isinstance(start, bool):
             raise LimitExceeded("sum only adds numbers in templates (start= must be a number)")
     if name == "format" and isinstance(value, str):
-        check_percent_format(value, budget)
+        check_percent_format(value, dict(kwargs) if kwargs else tuple(args[1:]), budget)
     elif name == "replace" and len(args) >= 3:
         _check_replace(value, args[1], args[2], budget)
     elif name == "indent":

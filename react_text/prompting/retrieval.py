@@ -15,13 +15,16 @@ records what it revealed for the run that owns it.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..lexicon.cjk import CJK
 
 from ..tools.spec import tool
 from ..tools.search import query_terms  # the search tool's terms: one notion of a "word" in the project
@@ -49,7 +52,7 @@ _OPEN_ARGUMENTS = frozenset({"query", "q", "question", "prompt", "search", "keyw
                              "code", "input", "command", "url", "answer"})
 """Arguments that take free text to work on (or, for a ``final_answer`` tool, give the answer): a tool
 with one serves questions in any words."""
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK}]")
 
 
 def tool_terms(text: str) -> list[str]:
@@ -94,37 +97,40 @@ def _document(tool: Any) -> Counter:
 
 
 class ToolIndex:
-    """BM25 over tool documents (name, description, argument names, descriptions and enums)."""
+    """BM25 over tool documents (name, description, argument names, descriptions and enums).
+
+    Built once per tool set as an inverted index (term -> the tools holding it), so
+    ranking a query costs its own terms plus the tools those terms name: a
+    megabyte of query over thousands of tools stays linear, never terms x tools.
+    """
 
     def __init__(self, tools: Sequence[Any]) -> None:
         self.names: tuple[str, ...] = tuple(t.name for t in tools)
-        self._docs = [_document(t) for t in tools]
-        self._lengths = [max(1, sum(d.values())) for d in self._docs]
-        self._average = sum(self._lengths) / max(1, len(self._lengths))
-        df: Counter = Counter()
-        for doc in self._docs:
-            df.update(doc.keys())
-        n = len(self._docs)
-        self._idf = {term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()}
+        docs = [_document(t) for t in tools]
+        lengths = [max(1, sum(d.values())) for d in docs]
+        average = sum(lengths) / max(1, len(lengths))
+        postings: dict[str, list[tuple[int, int]]] = {}
+        for i, doc in enumerate(docs):
+            for term, f in doc.items():
+                postings.setdefault(term, []).append((i, f))
+        n = len(docs)
+        self._postings: dict[str, tuple[tuple[int, float], ...]] = {}
+        for term, hits in postings.items():
+            idf = math.log(1 + (n - len(hits) + 0.5) / (len(hits) + 0.5))
+            self._postings[term] = tuple(
+                (i, idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * lengths[i] / average))) for i, f in hits)
+        self.vocabulary: tuple[str, ...] = tuple(sorted(postings))
+        """Every term of every tool, sorted (for prefix look-ups)."""
 
     def rank(self, query: str, *, exclude: Sequence[str] = ()) -> tuple[ToolMatch, ...]:
         """Every tool matching at least one query term, best first (ties keep declaration order)."""
-        terms = list(dict.fromkeys(tool_terms(query)))
+        scores: dict[int, float] = {}
+        for term in dict.fromkeys(tool_terms(query)):
+            for i, weight in self._postings.get(term, ()):
+                scores[i] = scores.get(i, 0.0) + weight
         skip = set(exclude)
-        scored = []
-        for i, (name, doc) in enumerate(zip(self.names, self._docs)):
-            if name in skip:
-                continue
-            score = 0.0
-            for term in terms:
-                f = doc.get(term, 0)
-                if f:
-                    norm = 0.25 + 0.75 * self._lengths[i] / self._average
-                    score += self._idf[term] * f * 2.2 / (f + 1.2 * norm)
-            if score > 0:
-                scored.append((-score, i, ToolMatch(name, round(score, 4))))
-        scored.sort()
-        return tuple(match for _, _, match in scored)
+        scored = sorted((-score, i) for i, score in scores.items() if score > 0 and self.names[i] not in skip)
+        return tuple(ToolMatch(self.names[i], round(-score, 4)) for score, i in scored)
 
     def top(self, query: str, k: int) -> tuple[ToolMatch, ...]:
         """Exactly ``min(k, len(tools))`` tools: the best matches, then unmatched tools in declaration order."""
@@ -137,12 +143,41 @@ class ToolIndex:
                 matches.append(ToolMatch(name, 0.0))
         return tuple(matches)
 
+    def meets(self, word: str) -> bool:
+        """Whether ``word`` meets a term loosely: one of the two is the start of the other (two characters
+        at least). Looked up in the sorted vocabulary, so a word costs its length, not the vocabulary's."""
+        if len(word) >= 2:
+            at = bisect.bisect_left(self.vocabulary, word)
+            if at < len(self.vocabulary) and self.vocabulary[at].startswith(word):
+                return True
+        return any(word[:k] in self._postings for k in range(2, len(word)))
+
+
+_INDEXES: OrderedDict[tuple[int, ...], tuple[Sequence[Any], ToolIndex]] = OrderedDict()
+_INDEXES_LOCK = threading.Lock()
+
+
+def index_for(tools: Sequence[Any]) -> ToolIndex:
+    """The index of ``tools``, built once per tool set: a run (or a request) asks about the same tools
+    several times. The cache holds the tools themselves, so an ``id`` in its key cannot be reused."""
+    key = tuple(map(id, tools))
+    with _INDEXES_LOCK:
+        if key in _INDEXES:
+            _INDEXES.move_to_end(key)
+            return _INDEXES[key][1]
+    index = ToolIndex(tools)
+    with _INDEXES_LOCK:
+        _INDEXES[key] = (tuple(tools), index)
+        while len(_INDEXES) > 16:
+            _INDEXES.popitem(last=False)
+    return index
+
 
 def clear_pick(tools: Sequence[Any], question: str) -> str | None:
     """The one tool the question's own words point to, when they point clearly: the best match scores
     at least ``_CLEAR_SCORE`` and ``_CLEAR_MARGIN`` times the next. None when they point nowhere (a
     question no tool fits) or to several alike, where only the model can judge."""
-    ranked = ToolIndex(tools).rank(question)
+    ranked = index_for(tools).rank(question)
     if not ranked or ranked[0].score < _CLEAR_SCORE:
         return None
     if len(ranked) > 1 and ranked[0].score < _CLEAR_MARGIN * ranked[1].score:
@@ -161,15 +196,11 @@ def fits_nothing(tools: Sequence[Any], question: str) -> bool:
     if any(_OPEN_ARGUMENTS.intersection(t.parameters.get("properties") or {}) for t in tools):
         return False
     words = set(tool_terms(question))
-    vocabulary = set().union(*(_document(t) for t in tools)) if tools else set()
+    index = index_for(tools)
+    vocabulary = index.vocabulary
     if len(words) < 2 or not vocabulary or (_CJK.search(question) and not any(_CJK.search(v) for v in vocabulary)):
         return False
-    return not any(_meets(word, term) for word in words for term in vocabulary)
-
-
-def _meets(word: str, term: str) -> bool:
-    short, long = sorted((word, term), key=len)
-    return len(short) >= 2 and long.startswith(short)
+    return not any(index.meets(word) for word in words)
 
 
 def describe_line(tool: Any) -> str:
@@ -188,7 +219,7 @@ class ToolRetrieval:
         if any(t.name == LIST_TOOLS for t in tools):
             raise ValueError(f"a tool is named {LIST_TOOLS!r}, the name of the built-in tool finder")
         self.tools = {t.name: t for t in tools}
-        self.index = ToolIndex(tools)
+        self.index = index_for(tools)
         self.max_shown = max_shown
         self.list_size = list_size
 
@@ -199,7 +230,8 @@ class ToolRetrieval:
     def listing(self, query: str, visible: Sequence[str]) -> Listing:
         """The ``list_tools`` observation for ``query``, given the tools the model already has."""
         query = query.strip()
-        hidden = [n for n in self.index.names if n not in set(visible)]
+        shown = set(visible)
+        hidden = [n for n in self.index.names if n not in shown]
         if not hidden:
             return Listing((), "You already have every tool; there are no others.")
         matches = self.index.rank(query, exclude=visible)[: self.list_size] if query else ()

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
 from jinja2.exceptions import SecurityError, UndefinedError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedFormatter
 from jinja2.visitor import NodeTransformer
 
 from .render_budget import (
@@ -188,7 +188,7 @@ class GuardedEnvironment(ImmutableSandboxedEnvironment):
         elif operator == "**":
             check_power(left, right, budget)
         elif operator == "%" and isinstance(left, str):
-            check_percent_format(left, budget)
+            check_percent_format(left, right, budget)
             budget.text_size([left, right])
         elif operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
             budget.size(len(left) + len(right))
@@ -196,9 +196,25 @@ class GuardedEnvironment(ImmutableSandboxedEnvironment):
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         wrapped = super().wrap_str_format(value)
-        if wrapped is not None:
-            check_brace_format(value.__self__, current_budget())
-        return wrapped
+        if wrapped is None:
+            return None
+        fmt, is_map = value.__self__, value.__name__ == "format_map"
+        formatter = SandboxedFormatter(self)
+
+        @functools.wraps(wrapped)
+        def checked(*args: Any, **kwargs: Any) -> str:
+            positional, named = ((), args[0]) if is_map and args else (args, kwargs)
+
+            def resolve(field_name: str) -> Any:
+                try:
+                    return formatter.get_field(field_name, positional, named)[0]
+                except Exception:  # noqa: BLE001 - the format itself will report a bad field
+                    return None
+
+            check_brace_format(fmt, resolve, current_budget())
+            return wrapped(*args, **kwargs)
+
+        return checked
 
 
 # --- reporting failures ------------------------------------------------------------

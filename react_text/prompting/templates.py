@@ -204,6 +204,8 @@ def _read_examples(path: str, mtime_ns: int, size: int) -> tuple[Episode, ...]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TemplateError(f"bad JSON in examples: {exc.msg}", path, exc.lineno) from None
+    except RecursionError:
+        raise TemplateError("bad JSON in examples: nested too deeply", path) from None
     try:
         return tuple(coerce_episodes(data, "examples"))
     except ValueError as exc:

@@ -1,6 +1,6 @@
 """Answer text every layer reads alike: the canonical form of a model's text and refusal detection.
 
-Why here, in the protocol layer: the loop's answer guards need to know a
+Why here, in the protocol layer: the loop's answer checks need to know a
 refusal (a refusal is never questioned for lacking an observation) and the
 judge of a suite needs the same rule, so both read it from below them.
 """
@@ -11,7 +11,8 @@ import unicodedata
 
 import regex
 
-from .guards import is_failure_text
+from ..lexicon import en, zh
+from .nudges import is_failure_text
 
 # Characters NFKC leaves alone but models use interchangeably with ASCII.
 _CHAR_MAP = str.maketrans({
@@ -28,25 +29,8 @@ def canonical(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
 
 
-REFUSAL_PHRASES_EN: tuple[str, ...] = (
-    r"can ?not", r"can't", r"couldn't", r"could not", r"unable to", r"not able to",
-    r"(?:don't|do not|doesn't|does not|didn't|did not) (?:know|have|say|mention|contain|include|provide)",
-    r"no way (?:to|of) (?:know|tell|determin)\w*", r"impossible",
-    r"not (?:be )?(?:known|knowable|possible|available|found|mentioned|provided|specified|stated|listed|given|recorded|included|public)",
-    r"(?:isn't|aren't|wasn't) (?:known|available|mentioned|listed|recorded|public)",
-    r"unknown", r"unanswerable", r"insufficient", r"not enough information",
-    r"no (?:information|info|data|record|records|results?|mention|answer|details|access)",
-    r"(?:i'm|i am) not sure", r"not certain", r"cannot be determined", r"can't be determined",
-    r"(?:i|we) (?:don't|do not) have",
-)
-REFUSAL_PHRASES_ZH: tuple[str, ...] = (
-    "无法", "不知道", "不清楚", "不确定", "不能确定", "不能回答", "不能提供", "不能预测", "不能得知", "不可能知道",
-    "没有找到", "未找到", "找不到", "查不到", "搜不到", "没有查到", "未能找到", "没有相关", "无相关",
-    "未提及", "没有提到", "没有提及", "未知", "无从", "没有记载", "没有记录", "暂无", "无可奉告", "不得而知",
-    r"没有[^。，,.;；]{0,10}(?:信息|资料|记录|数据|内容)",
-)
 _REFUSAL = regex.compile(
-    r"\b(?:" + "|".join(REFUSAL_PHRASES_EN) + r")\b|" + "|".join(REFUSAL_PHRASES_ZH),
+    r"\b(?:" + "|".join(en.REFUSALS) + r")\b|" + "|".join(zh.REFUSALS),
     regex.IGNORECASE,
 )
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..types import Step
-from .guards import Nudge, say
+from .nudges import Nudge, say
 from .names import suggest_tool
 
 __all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere", "unfit_nudge"]

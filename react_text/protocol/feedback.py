@@ -36,7 +36,7 @@ class ToolsView(Protocol):
 FILL = "..."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Voice:
     """Who the messages speak to: the tools on offer, the prompt's dialect, its language and the step number."""
 
@@ -47,6 +47,11 @@ class Voice:
     """``zh`` words messages in Chinese; None follows the dialect's own language (Chinese for ``zh``)."""
     tried: Optional[str] = None
     """The offered tool the turn named: an example under it fixes the call the model meant to make."""
+
+    def __init__(self, tools: Optional[ToolsView] = None, dialect: DialectLike = "classic", n: int = 1,
+                 lang: Optional[str] = None) -> None:
+        fields = self.__dict__  # frozen: filled at once (one per turn that gets a message), as react_text.types.Step
+        fields["tools"], fields["dialect"], fields["n"], fields["lang"] = tools, dialect, n, lang
 
     @property
     def style(self) -> Dialect:

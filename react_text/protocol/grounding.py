@@ -36,38 +36,21 @@ from typing import Any, Iterable, Mapping
 import regex
 
 from ..redaction import SECRET_FIELDS, is_secret_field
-from .guards import Nudge, say
+from .nudges import Nudge, say
 from .names import is_final_name
+from ..lexicon.cjk import HAN
+from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
 
 __all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
 _NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _WORD = regex.compile(r"[^\W\d_]{3,}")
-_CJK = regex.compile(r"\p{Han}+")
+_CJK = regex.compile(f"[{HAN}]+")
 _DIGITS = regex.compile(r"\d+")
 _STOP = frozenset("the and for with from that this what which into per are was".split())
-_EN_NUMBERS = {
-    w: float(i) for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split())
-} | {"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "hundred": 100.0, "thousand": 1000.0, "dozen": 12.0,
-     "half": 0.5, "twice": 2.0, "double": 2.0, "pair": 2.0, "triple": 3.0, "once": 1.0}
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-_ZH_NUMERAL = regex.compile(r"[零一二两三四五六七八九十百千万]+")
-
-
-def _zh_value(text: str) -> float:
-    """``三`` → 3, ``十二`` → 12, ``二十五`` → 25, ``三百`` → 300 (enough for what questions say)."""
-    total, digit = 0, 0
-    for ch in text:
-        if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
-        else:
-            total += (digit or 1) * _ZH_UNITS[ch]
-            digit = 0
-    return float(total + digit)
+_MULTIPLES = {"half": 0.5, "twice": 2.0, "double": 2.0, "pair": 2.0, "triple": 3.0, "once": 1.0}
+"""Words that stand for a value in a call without being number words ("split it in half")."""
 
 
 def _digit_run(run: str) -> str:
@@ -105,9 +88,9 @@ def _float(written: str) -> float | None:
 
 def _numbers(text: str) -> set[float]:
     found = {v for m in _NUMBER.findall(text) if m.replace(",", "").strip(".") and (v := _float(m)) is not None}
-    lowered = text.lower()
-    found.update(v for w, v in _EN_NUMBERS.items() if regex.search(rf"\b{w}\b", lowered))
-    found.update(_zh_value(m) for m in _ZH_NUMERAL.findall(text))
+    found.update(EN_NUMBER_WORDS[w] for w in en_number_words(text))
+    found.update(v for w, v in _MULTIPLES.items() if regex.search(rf"\b{w}\b", text.lower()))
+    found.update(zh_value(m) for m in ZH_NUMERAL.findall(text))
     return found
 
 

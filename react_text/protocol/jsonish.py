@@ -72,7 +72,7 @@ class Budget:
         self.strict = strict
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Value:
     """A value read from ``text[start:end]`` and what had to be mended."""
 
@@ -80,6 +80,10 @@ class Value:
     start: int
     end: int
     repairs: tuple[str, ...] = ()
+
+    def __init__(self, value: Any, start: int, end: int, repairs: tuple[str, ...] = ()) -> None:
+        fields = self.__dict__  # frozen: filled at once (one per value read), as react_text.types.Step
+        fields["value"], fields["start"], fields["end"], fields["repairs"] = value, start, end, repairs
 
 
 @dataclass(frozen=True)

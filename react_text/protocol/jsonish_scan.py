@@ -10,6 +10,8 @@ reading stays linear in the text.
 from __future__ import annotations
 
 import re
+import sys
+from json.decoder import c_scanstring
 from typing import Any, Callable, Optional, Protocol
 
 Boundary = Callable[[str, int], bool]
@@ -17,9 +19,17 @@ Boundary = Callable[[str, int], bool]
 value (a label line such as ``Observation:`` or a closing code fence)."""
 
 _WS = re.compile(r"[\s\u3000]*")
-_DQ_CHUNK = re.compile(r'[^"\\]*')
-_SQ_CHUNK = re.compile(r"[^'\\]*")
-_SMART_CHUNK = re.compile(r"[^\u201d\\]*")
+_P = "+" if sys.version_info >= (3, 11) else ""
+"""Possessive quantifiers where Python has them: the same matches here (nothing follows the
+repetition), found without saving a backtrack point per character."""
+_STRING_BODY = {
+    '"': re.compile(rf'[^"\\]*{_P}(?:\\.[^"\\]*{_P})*{_P}', re.DOTALL),
+    "\u201c": re.compile(rf"[^\u201d\\]*{_P}(?:\\.[^\u201d\\]*{_P})*{_P}", re.DOTALL),
+    # a ' closes only before a delimiter (so "it's" stays whole); of a run of them only the last can
+    "'": re.compile(rf"[^'\\]*{_P}(?:(?:\\.|'+(?![ \t]*(?:[,:}}\])\n\r\uff0c\uff1a]|\Z)))[^'\\]*{_P})*{_P}",
+                    re.DOTALL),
+}
+"""A string's body, up to (not including) its closing quote: the close is the first that is not escaped."""
 _CALL_ATOM_CHUNK = re.compile(r"[^,()\[\]{}\n]*")
 _JSON_ATOM_END = re.compile(r"[^,}\]\n\uff0c]*")
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
@@ -126,45 +136,42 @@ class Scanner:
         return self.boundary(self.text, line_start)
 
     def string(self, quote: str) -> str:
+        """The string opened at the cursor by ``quote``, escapes decoded; the cursor goes past its close.
+
+        One regex finds the close (an escape always takes the next character, so
+        a quote after a backslash never closes), and the body is decoded in one
+        piece when it can be: as is without backslashes, by the C JSON decoder when
+        every escape is a JSON one; only others go one at a time. So a
+        flood of quotes or escapes is read in a few passes of C, not a loop turn each.
+        """
         text, n = self.text, self.n
         i = self.pos + 1
         if quote == "'":
-            chunk_re, close = _SQ_CHUNK, "'"
             self.repairs.add("single_quotes")
         elif quote == "\u201c":
-            chunk_re, close = _SMART_CHUNK, "\u201d"
             self.repairs.add("smart_quotes")
-        else:
-            chunk_re, close = _DQ_CHUNK, '"'
+        end = _STRING_BODY[quote].match(text, i, n).end()
+        if end >= n or text[end] == "\\":
+            self.pos = n
+            raise self.fail("truncated", "a string is never closed")
+        self.pos = end + 1
+        if text.find("\\", i, end) < 0:
+            return text[i:end]
+        if quote == '"' and c_scanstring is not None:
+            try:  # the C JSON decoder, which reads JSON's escapes exactly as _escape does
+                value, after = c_scanstring(text, i, False)
+                if after == end + 1:
+                    return value
+            except ValueError:
+                pass  # an escape JSON does not have: read them one by one
         parts: list[str] = []
         while True:
-            j = chunk_re.match(text, i, n).end()
+            j = text.find("\\", i, end)
+            if j < 0:
+                parts.append(text[i:end])
+                return "".join(parts)
             parts.append(text[i:j])
-            if j >= n:
-                self.pos = n
-                raise self.fail("truncated", "a string is never closed")
-            c = text[j]
-            if c == "\\":
-                if j + 1 >= n:
-                    self.pos = n
-                    raise self.fail("truncated", "a string is never closed")
-                i = self._escape(j, parts)
-                continue
-            # c is the closing quote candidate
-            if close == "'" and not self._closes_single(j):
-                parts.append("'")
-                i = j + 1
-                continue
-            self.pos = j + 1
-            return "".join(parts)
-
-    def _closes_single(self, j: int) -> bool:
-        """A ``'`` ends a single-quoted string only before a delimiter (so "it's" stays whole)."""
-        text, n = self.text, self.n
-        k = j + 1
-        while k < n and text[k] in " \t":
-            k += 1
-        return k >= n or text[k] in ",:}])\n\r\uff0c\uff1a"
+            i = self._escape(j, parts)
 
     def _escape(self, j: int, parts: list[str]) -> int:
         text, n = self.text, self.n

@@ -1,7 +1,7 @@
 """What a question itself holds and asks: its numbers, a quoted passage, whether a number is asked
 for, and whether an answer was read off the question's quote or taken from a search instead.
 
-Why apart from ``guards``: the answer checks, the evidence quote and the episode values all read a
+Why apart from ``checks.answers``: the answer checks, the evidence quote and the episode values all read a
 question (and an answer) the same way; this is that one reading. Pure functions over text.
 """
 
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 
+from ..lexicon.numbers import NUMBER, ZH_NUMERAL, number_value
 from .results import result_lines
 
 __all__ = ["NUMBER", "asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
            "quoted_text", "written_numbers"]
 
-NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-"""A number as written: digits, thousands commas, decimals ("48,213", "2.40")."""
 
 
 def numbers_in(text: str) -> set[str]:
@@ -98,8 +97,8 @@ _NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
 
 def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
     """The question quotes the passage to answer from, and the answer takes a number or a name from a
-    search result instead ("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened…'?" answered
-    "Ilse Marrow", the mayor a search found), while the quote holds a value of that kind."""
+    search result instead ("Who is the mayor in this sentence: 'Mayor Odda Berg opened…'?" answered
+    "Cato Vren", the mayor a search found), while the quote holds a value of that kind."""
     quote = quoted_text(question)
     if quote is None:
         return False
@@ -113,17 +112,27 @@ def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool
     return bool(numbers_in(quote) if numbers else _NAME.search(quote))
 
 
-_DIGIT_WORDS = {"one": 1, "two": 2, "three": 3, "一": 1, "两": 2, "二": 2, "三": 3, "1": 1, "2": 2, "3": 3}
-_DECIMALS = re.compile(r"\b(one|two|three|[123])\s+decimal\s+places?\b|保留(一|两|二|三|[123])位小数", re.IGNORECASE)
-_WHOLE = re.compile(r"\bnearest\s+(?:whole(?:\s+\w+)?|integer|crown|pound|euro|dollar|yuan|person|year|day|"
-                    r"metre|meter|kilometre|kilometer|percent|per\s*cent)\b|\bwhole\s+number\b|"
-                    r"四舍五入到整数|取整|精确到个位|保留整数", re.IGNORECASE)
+_DECIMALS = re.compile(rf"\b(\d+|[a-z]+)\s+decimal\s+places?\b|保留(\d+|{ZH_NUMERAL.pattern})位小数", re.IGNORECASE)
+_FRACTIONS = {"tenth": 1, "hundredth": 2, "thousandth": 3}
+_NEAREST = re.compile(r"\b(?:round(?:ed|ing)?\s+)?to\s+(?:the\s+)?nearest\s+(?:whole\s+)?([a-z]+)"
+                      r"|\bnearest\s+(?:whole|integer)\b|\bwhole\s+number\b|四舍五入到整数|取整|精确到个位|保留整数",
+                      re.IGNORECASE)
+"""Rounding to a unit: "to the nearest pound", "rounded to nearest percent", "to the nearest tenth" (any unit
+word: the question names its own), "四舍五入到整数"."""
+_SCALES = frozenset({"ten", "hundred", "thousand", "million"})
+"""Rounding to the nearest ten, hundred, ...: no decimals to check, and not a whole number either."""
 
 
 def asked_decimals(question: str) -> int | None:
     """How many decimals the question asks its answer to be rounded to ("to two decimal places": 2,
     "to the nearest whole number", "四舍五入到整数": 0), or None when it asks for no rounding."""
-    found = _DECIMALS.search(question)
-    if found:
-        return _DIGIT_WORDS[(found.group(1) or found.group(2)).lower()]
-    return 0 if _WHOLE.search(question) else None
+    for found in _DECIMALS.finditer(question):
+        places = number_value(found.group(1) or found.group(2))
+        if places is not None:
+            return int(places)
+    for found in _NEAREST.finditer(question):
+        unit = (found.group(1) or "").casefold().rstrip("s")
+        if unit in _SCALES:
+            continue
+        return _FRACTIONS.get(unit, 0)
+    return None

@@ -2,12 +2,23 @@
 
 A tool declared ``@tool(cacheable=True, version="2")`` promises that the same
 arguments give the same result, so a result computed in one run may answer
-the same call in a later one. Entries are JSON files in a folder, keyed by
-the tool's name, its version and its canonical arguments (the arguments as
-the tool's function receives them, after binding and coercion), so
-``"37*91"`` and ``{"expression": "37*91"}`` share one entry and a new
-version never sees an old result. Only successful calls are stored: a
-failure may not repeat.
+the same call in a later one. What is stored is the value the tool
+returned, not the text a run showed: a hit goes through the same redaction
+and length limit as a fresh result, so each run's ``redact=`` and
+``max_observation_chars`` hold for hits too. Only successful calls are
+stored: a failure may not repeat.
+
+An entry is bound to the tool's identity -- its name, the module and
+qualified name of its function, and its ``version`` or, without one, a hash
+of its code -- so two different tools called ``lookup`` never share entries
+and an edited tool never sees an old result. The key is a hash of that
+identity and the canonical arguments (after binding and coercion, so
+``"37*91"`` and ``{"expression": "37*91"}`` share one entry); arguments are
+never stored. Each entry carries an HMAC of its content under a key kept in
+the folder (``0600``, the folder ``0700``), and entries are bounded in size:
+a damaged, foreign, oversized or deeply nested entry is a miss, never an
+error. A result that holds a secret (``redaction.Redactor``) or is not plain
+JSON data is not stored.
 
 Within one run the loop needs no cache: an identical call is answered from
 the scratchpad (see ``loop.decide``), and that holds for every tool.
@@ -17,18 +28,36 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
+import marshal
 import os
+import secrets
 import tempfile
-from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..types import Args, Observation
+from ..redaction import Redactor
+from ..trace import private_dir
+from ..types import Args
 from .arguments import ArgumentError, bind_args
 from .spec import Tool
 
-__all__ = ["ToolCache", "cache_key", "default_cache_dir"]
+__all__ = ["Hit", "MAX_ENTRY_BYTES", "ToolCache", "cache_key", "default_cache_dir", "tool_identity"]
+
+MAX_ENTRY_BYTES = 1_000_000
+"""An entry larger than this is never written, and never read."""
+
+_MAX_DEPTH = 64
+_FORMAT = 2
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A stored result: the value the tool returned for these arguments."""
+
+    value: Any
 
 
 def default_cache_dir() -> Path:
@@ -40,70 +69,147 @@ def default_cache_dir() -> Path:
     return Path(cache) / "react-text" / "tool-cache"
 
 
+def tool_identity(tool: Tool) -> list[str] | None:
+    """What tells this tool apart from any other: name, module.qualname, and version or code hash.
+
+    None when the tool has no ``version`` and its function has no code to hash
+    (a builtin, a callable object): it could change unseen, so it is not cached.
+    """
+    fn = tool.fn
+    qualified = f"{getattr(fn, '__module__', None) or type(fn).__module__}." \
+                f"{getattr(fn, '__qualname__', None) or type(fn).__qualname__}"
+    if tool.version:
+        return [tool.name, qualified, "version", tool.version]
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    return [tool.name, qualified, "code", hashlib.sha256(marshal.dumps(code)).hexdigest()]
+
+
 def cache_key(tool: Tool, args: Args | None) -> str | None:
     """The entry name for this call, or None when the call cannot be cached.
 
-    None for a tool that is not ``cacheable`` and for arguments that do not
-    bind (the call fails anyway, and a failure is never stored).
+    None for a tool that is not ``cacheable`` or has no identity, and for
+    arguments that do not bind (the call fails anyway, and a failure is never stored).
     """
     if not tool.cacheable:
         return None
+    identity = tool_identity(tool)
+    if identity is None:
+        return None
     try:
         bound = bind_args(tool, args)
-    except ArgumentError:
+        canonical = json.dumps([identity, bound.values], sort_keys=True, ensure_ascii=False, default=repr)
+    except (ArgumentError, ValueError, RecursionError):
         return None
-    canonical = json.dumps([tool.name, tool.version, bound.values], sort_keys=True, ensure_ascii=False,
-                           default=repr)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is JSON data that reads back as the very same value (so a hit renders as fresh)."""
+    if depth > _MAX_DEPTH:
+        return False
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if type(value) is list:
+        return all(_plain(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
+    return False
 
 
 class ToolCache:
     """Tool results on disk, one JSON file per call, under ``folder/<tool name>/``.
 
-    Reads that fail (a missing, torn or foreign file) are misses, never
-    errors; writes go through a temporary file and a rename, so concurrent
-    runs never see half an entry.
+    Reads that fail (a missing, torn, tampered, oversized or foreign file) are
+    misses, never errors; writes go through a temporary file and a rename, so
+    concurrent runs never see half an entry.
     """
 
-    def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, folder: str | os.PathLike[str] | None = None, *,
+                 max_entry_bytes: int = MAX_ENTRY_BYTES) -> None:
         self.folder = Path(folder).expanduser() if folder is not None else default_cache_dir()
+        self.max_entry_bytes = max_entry_bytes
+        self._redactor = Redactor()
 
     def _path(self, tool: Tool, key: str) -> Path:
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in tool.name)
         return self.folder / safe / f"{key}.json"
 
-    def get(self, tool: Tool, args: Args | None) -> Observation | None:
-        key = cache_key(tool, args)
-        if key is None:
+    def _secret(self, create: bool) -> bytes | None:
+        """The folder's HMAC key (made on the first write), or None."""
+        path = self.folder / ".hmac-key"
+        with contextlib.suppress(OSError):
+            data = path.read_bytes()
+            return data if len(data) >= 32 else None
+        if not create:
             return None
         try:
-            data = json.loads(self._path(tool, key).read_text(encoding="utf-8"))
-            if data.get("tool") != tool.name or data.get("version") != tool.version:
+            private_dir(self.folder)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return self._secret(False)  # another run made it first
+        except OSError:
+            return None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+        return self._secret(False)
+
+    def get(self, tool: Tool, args: Args | None) -> Hit | None:
+        key = cache_key(tool, args)
+        secret = self._secret(False) if key is not None else None
+        if key is None or secret is None:
+            return None
+        try:
+            with open(self._path(tool, key), "rb") as fh:
+                raw = fh.read(self.max_entry_bytes + 1)
+            if len(raw) > self.max_entry_bytes:
                 return None
-            obs = data["observation"]
-            return Observation(ok=True, text=str(obs["text"]), code="ok", truncated=bool(obs.get("truncated")))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            entry = json.loads(raw)
+            payload, mac = entry["payload"], entry["mac"]
+            if not hmac.compare_digest(_mac(secret, payload), str(mac)):
+                return None
+            data = json.loads(payload)
+            if data.get("format") != _FORMAT or data.get("key") != key:
+                return None
+            return Hit(data["value"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
 
-    def put(self, tool: Tool, args: Args | None, observation: Observation) -> bool:
-        """Store a successful result; returns whether anything was written."""
+    def put(self, tool: Tool, args: Args | None, value: Any) -> bool:
+        """Store a successful call's value; returns whether anything was written."""
         key = cache_key(tool, args)
-        if key is None or not observation.ok:
+        if key is None or not _plain(value) or self._redactor(value) != value:
+            return False
+        try:
+            payload = json.dumps({"format": _FORMAT, "key": key, "tool": tool_identity(tool), "value": value},
+                                 ensure_ascii=False)
+        except (ValueError, RecursionError):  # an integer too long to write, say
+            return False
+        secret = self._secret(True)
+        if secret is None:
+            return False
+        text = json.dumps({"payload": payload, "mac": _mac(secret, payload)}, ensure_ascii=False)
+        if len(text.encode("utf-8")) > self.max_entry_bytes:
             return False
         path = self._path(tool, key)
-        entry: dict[str, Any] = {"tool": tool.name, "version": tool.version, "args": args,
-                                 "observation": asdict(observation)}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         except OSError:
             return False
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, ensure_ascii=False, default=repr)
+                fh.write(text)
             os.replace(tmp, path)
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             return False
         return True
+
+
+def _mac(secret: bytes, payload: str) -> str:
+    return hmac.new(secret, payload.encode("utf-8"), hashlib.sha256).hexdigest()

@@ -93,6 +93,15 @@ def call_tool(tool: Tool, args: Args | None, *, timeout: float | None = None, ma
     ``redact`` is either ``hook(tool_name, result) -> result`` or a set of
     field names dropped from dict results at any depth (e.g. api keys).
     """
+    return _call(tool, args, timeout, max_chars, redact, None)[0]
+
+
+def _call(tool: Tool, args: Args | None, timeout: float | None, max_chars: int | None, redact: Redact | None,
+          cache: ToolCache | None) -> tuple[Observation, bool]:
+    """``call_tool``, answered from ``cache`` when it holds the call; also whether it did.
+
+    A cached value goes through the same redaction and length limit as a fresh one.
+    """
     started = time.perf_counter()
     limit = max_chars if max_chars is not None else tool.max_chars
     limit = max(1, limit)
@@ -107,20 +116,26 @@ def call_tool(tool: Tool, args: Args | None, *, timeout: float | None = None, ma
     try:
         bound = bind_args(tool, args)
     except ArgumentError as exc:
-        return observe(False, str(exc), "bad_arguments", retryable=True)
-    finished, outcome = _run(tool.fn, bound.values, seconds)
-    if not finished:
-        return observe(False, f"Tool {tool.name} did not finish within {seconds:g} seconds and was abandoned.",
-                       "timeout")
-    if isinstance(outcome.error, KeyboardInterrupt):
-        raise outcome.error
-    if outcome.error is not None:
-        exc = outcome.error
-        message = safe_str(exc)
-        text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-        return observe(False, f"Tool {tool.name} failed: {text}", "tool_error", retryable=_retryable(exc))
-    value = outcome.value
-    outcome.value = None  # keep a single reference to a possibly huge result
+        return observe(False, str(exc), "bad_arguments", retryable=True), False
+    hit = cache.get(tool, args) if cache is not None else None
+    if hit is not None:
+        value = hit.value
+    else:
+        finished, outcome = _run(tool.fn, bound.values, seconds)
+        if not finished:
+            return observe(False, f"Tool {tool.name} did not finish within {seconds:g} seconds and was abandoned.",
+                           "timeout"), False
+        if isinstance(outcome.error, KeyboardInterrupt):
+            raise outcome.error
+        if outcome.error is not None:
+            exc = outcome.error
+            message = safe_str(exc)
+            text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+            return observe(False, f"Tool {tool.name} failed: {text}", "tool_error", retryable=_retryable(exc)), False
+        value = outcome.value
+        outcome.value = None  # keep a single reference to a possibly huge result
+        if cache is not None:
+            cache.put(tool, args, value)
     if redact is not None:
         try:
             if callable(redact):
@@ -131,9 +146,9 @@ def call_tool(tool: Tool, args: Args | None, *, timeout: float | None = None, ma
             raise
         except BaseException as exc:  # noqa: BLE001 - fail closed: show nothing unredacted
             return observe(False, f"The result of {tool.name} was withheld: redaction failed "
-                                  f"({type(exc).__name__}).", "redaction_error")
+                                  f"({type(exc).__name__}).", "redaction_error"), hit is not None
     text, truncated = render_result(value, limit)
-    return observe(True, text, "ok", truncated=truncated)
+    return observe(True, text, "ok", truncated=truncated), hit is not None
 
 
 def _strip_fields(value: Any, names: Any, _depth: int = 0, _seen: set[int] | None = None) -> Any:
@@ -230,15 +245,8 @@ def _call_one(call: ToolCall, cache: ToolCache | None, on_start: Callable[[ToolC
               on_end: Callable[[ToolCall, CallResult], None] | None) -> CallResult:
     if on_start is not None:
         on_start(call)
-    hit = cache.get(call.tool, call.args) if cache is not None else None
-    if hit is not None:
-        result = CallResult(call.call_id, hit, cached=True)
-    else:
-        observation = call_tool(call.tool, call.args, timeout=call.timeout, max_chars=call.max_chars,
-                                redact=call.redact)
-        if cache is not None:
-            cache.put(call.tool, call.args, observation)
-        result = CallResult(call.call_id, observation)
+    observation, cached = _call(call.tool, call.args, call.timeout, call.max_chars, call.redact, cache)
+    result = CallResult(call.call_id, observation, cached=cached)
     if on_end is not None:
         on_end(call, result)
     return result

@@ -1,65 +1,56 @@
-"""A live ``fetch(url)`` tool, safe to hand to a model: opt-in hosts, bounded size and time.
+"""A live ``fetch(url)`` tool, safe to hand to a model: opt-in hosts, public addresses, bounded size and time.
 
 A model that reads the web can be steered by what it reads into fetching
 anything, so nothing is reachable unless the user listed its host
 (``fetch_tool(allow=["docs.python.org"])``, ``react-text run --fetch-allow
-HOST``). Redirects are followed by hand so every hop is checked against the
-same list; the body is streamed and dropped past ``max_bytes``; one deadline
-covers connecting, every redirect and reading. HTML becomes plain text with
-the standard library's ``html.parser`` (title, headings, paragraphs, list
-items, link text; no scripts or styles), so no parser dependency is needed.
+HOST``). The URL is parsed once (``fetch_policy.parse_target``) and that parse
+is what is checked and what is connected to: the host is resolved here, every
+address is checked (a listed *name* must resolve to public addresses; loopback,
+private and link-local ones only when the user listed that IP or ``localhost``,
+or passed ``allow_private`` / ``--fetch-private``), and the connection goes to
+the checked address with the Host header and TLS name set from the URL, so no
+second DNS answer can change where it lands. Redirects are followed by hand,
+at most ``max_redirects``, each hop checked the same way. The body is streamed
+(and inflated) no further than ``max_bytes``; headers are bounded by
+``http.client`` (100 lines of 64 kB); one deadline covers connecting, every
+redirect, headers and body, enforced by cutting the socket, so a server
+dripping a byte at a time cannot outlast it (a DNS lookup is bounded by the
+system resolver's own timeout). HTTP(S)_PROXY is not used: the
+checked address is the one connected to. HTML becomes plain text in one linear
+pass (``html_text``).
 
 Every failure raises ``FetchError`` whose message is written for the model
 (``refused``, ``timeout``, ``too_large``, ``not_text``, ``http_error``,
-``bad_url``, ``connection``); the loop shows it as the tool's error.
+``bad_url``, ``connection``, ``too_many_redirects``); the loop shows it as the
+tool's error.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
+import http.client
+import socket
+import ssl
+import threading
 import time
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from html.parser import HTMLParser
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
+from .fetch_policy import (DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_S, FetchError, FetchPolicy,
+                           Target, host_allowed, parse_target, permitted_addresses, target_allowed)
+from .html_text import html_to_text
 from .spec import Tool, tool
 
-__all__ = ["FetchError", "FetchPolicy", "FetchResult", "fetch", "fetch_tool", "host_allowed", "html_to_text"]
+__all__ = ["FetchError", "FetchPolicy", "FetchResult", "fetch", "fetch_tool", "host_allowed"]
 
-DEFAULT_MAX_BYTES = 500_000
-DEFAULT_TIMEOUT_S = 10.0
-DEFAULT_MAX_REDIRECTS = 5
 _CHUNK = 16_384
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript")
-
-
-class FetchError(RuntimeError):
-    """Why a fetch gave nothing; ``kind`` is stable, the message is for the model."""
-
-    def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.retryable = retryable
-
-
-@dataclass(frozen=True)
-class FetchPolicy:
-    """What ``fetch`` may reach and how much of it. ``allow`` holds host names
-    (``example.org``; ``*.example.org`` for its subdomains; ``host:port`` for
-    one port only). Empty: nothing is allowed."""
-
-    allow: tuple[str, ...] = ()
-    max_bytes: int = DEFAULT_MAX_BYTES
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    max_redirects: int = DEFAULT_MAX_REDIRECTS
-
-    def __post_init__(self) -> None:
-        if self.max_bytes < 1 or not self.timeout_s > 0 or self.max_redirects < 0:
-            raise ValueError("max_bytes must be >= 1, timeout_s > 0 and max_redirects >= 0")
-        for entry in self.allow:
-            if not entry or "/" in entry or entry != entry.strip():
-                raise ValueError(f"allowlist entry {entry!r} is not a host name (write 'example.org', not a URL)")
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_HEADERS = {"Accept": "text/html, text/plain, application/json;q=0.9, */*;q=0.1", "Accept-Encoding": "gzip",
+            "User-Agent": "react-text-fetch", "Connection": "close"}
 
 
 @dataclass(frozen=True)
@@ -71,125 +62,189 @@ class FetchResult:
     text: str
 
 
-def host_allowed(url: str, allow: Iterable[str]) -> bool:
-    """Whether ``url``'s host (and port) is on the allowlist. Pure."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").rstrip(".").lower()
-    if not host:
-        return False
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return False
-    for entry in allow:
-        entry = entry.lower().rstrip(".")
-        want_host, _, want_port = entry.rpartition(":") if entry.count(":") == 1 else (entry, "", "")
-        if want_port and (not want_port.isdigit() or int(want_port) != port):
-            continue
-        if want_host.startswith("*."):
-            if host.endswith(want_host[1:]):
-                return True
-        elif host == want_host:
-            return True
-    return False
-
-
-def _check_url(url: str, allow: tuple[str, ...], hop: str = "") -> str:
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError("bad_url", f"{url[:200]!r} is not an http(s) URL; write it as https://host/path.")
-    if not host_allowed(url, allow):
-        allowed = ", ".join(allow) if allow else "none: the user has not allowed any host"
-        where = f"the URL redirected to {parts.hostname}" if hop else f"host {parts.hostname}"
-        raise FetchError("refused", f"Refused: {where} is not on the fetch allowlist (allowed: {allowed}).")
-    return url.strip()
-
-
-def fetch(url: str, policy: FetchPolicy, *, session: object | None = None) -> FetchResult:
-    """GET ``url`` under ``policy``: allowlisted hops only, streamed up to ``max_bytes``, one deadline."""
-    import requests  # heavy: loaded on the first fetch, not with the tool
-
-    deadline = time.monotonic() + policy.timeout_s
-    current = _check_url(url, policy.allow)
-    http = session or requests.Session()
-    try:
-        for hop in range(policy.max_redirects + 1):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _timeout(policy)
+def fetch(url: str, policy: FetchPolicy) -> FetchResult:
+    """GET ``url`` under ``policy``: allowlisted hosts at permitted addresses on every hop,
+    streamed up to ``max_bytes``, one deadline."""
+    target = _allowed(parse_target(url), policy, redirect=False)
+    with _Deadline(policy.timeout_s) as deadline:
+        for _ in range(policy.max_redirects + 1):
+            deadline.remaining()
+            addresses = permitted_addresses(target, _resolve(target), policy.allow_private)
+            connection, response = _open(target, addresses, deadline)
             try:
-                response = http.get(current, stream=True, allow_redirects=False, timeout=remaining,
-                                    headers={"Accept": "text/html, text/plain, application/json;q=0.9, */*;q=0.1"})
-            except requests.Timeout:
-                raise _timeout(policy) from None
-            except requests.RequestException as exc:
-                raise FetchError("connection", f"Could not reach {urlsplit(current).hostname}: "
-                                               f"{type(exc).__name__}.", retryable=True) from None
-            with response:
-                if response.is_redirect:
-                    location = response.headers.get("Location", "")
-                    current = _check_url(urljoin(current, location), policy.allow, hop="redirect")
+                location = response.getheader("Location")
+                if response.status in _REDIRECTS and location:
+                    target = _allowed(parse_target(urljoin(target.url, location)), policy, redirect=True)
                     continue
-                return _read(response, current, policy, deadline)
+                return _read(response, target, policy, deadline)
+            finally:
+                connection.close()
         raise FetchError("too_many_redirects", f"Gave up after {policy.max_redirects} redirects.")
-    finally:
-        if session is None:
-            http.close()
 
 
-def _timeout(policy: FetchPolicy) -> FetchError:
-    return FetchError("timeout", f"The page did not arrive within {policy.timeout_s:g} seconds.", retryable=True)
+def _allowed(target: Target, policy: FetchPolicy, *, redirect: bool) -> Target:
+    if not target_allowed(target, policy.allow):
+        allowed = ", ".join(policy.allow) if policy.allow else "none: the user has not allowed any host"
+        where = f"the URL redirected to {target.host}" if redirect else f"host {target.host}"
+        raise FetchError("refused", f"Refused: {where} is not on the fetch allowlist (allowed: {allowed}).")
+    return target
 
 
-def _read(response, url: str, policy: FetchPolicy, deadline: float) -> FetchResult:
-    import requests  # heavy: see fetch()
+def _resolve(target: Target) -> list[str]:
+    """Every address of the target's host: the one lookup; the connection uses its answer."""
+    try:
+        infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise FetchError("connection", f"Could not resolve {target.host}.", retryable=True) from None
+    return [str(info[4][0]) for info in infos]
 
-    status = response.status_code
+
+class _Deadline:
+    """One deadline for the whole fetch, enforced by shutting the socket down when it passes:
+    a per-read timeout never fires on a server that sends a byte just before each one would."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = time.monotonic() + seconds
+        self.expired = threading.Event()
+        self._connection: http.client.HTTPConnection | None = None
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def remaining(self) -> float:
+        """Seconds left; ``FetchError("timeout")`` when none are."""
+        left = self._end - time.monotonic()
+        if left <= 0 or self.expired.is_set():
+            raise self.error()
+        return left
+
+    def watch(self, connection: http.client.HTTPConnection) -> None:
+        self._connection = connection
+
+    def error(self) -> FetchError:
+        return FetchError("timeout", f"The page did not arrive within {self.seconds:g} seconds.", retryable=True)
+
+    def _cut(self) -> None:
+        self.expired.set()
+        sock = self._connection.sock if self._connection is not None else None
+        if sock is not None:
+            try:
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's, under any TLS layer
+            except OSError:
+                pass
+
+
+class _Connection(http.client.HTTPConnection):
+    """A connection to one checked address. For https the handshake names the URL's host (SNI)
+    and the certificate is verified against it, so pinning the address weakens no check."""
+
+    def __init__(self, address: str, port: int, timeout: float, tls_host: str | None) -> None:
+        super().__init__(address, port, timeout=timeout)
+        self.tls_host = tls_host
+
+    def connect(self) -> None:
+        super().connect()
+        if self.tls_host is not None:
+            self.sock = _tls().wrap_socket(self.sock, server_hostname=self.tls_host)
+
+
+@functools.lru_cache(maxsize=1)
+def _tls() -> ssl.SSLContext:
+    try:
+        import certifi  # requests' CA bundle when present, as before; the system's otherwise
+    except ImportError:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def _open(target: Target, addresses: Iterable[str], deadline: _Deadline
+          ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    """Connect to the first checked address that answers and send the request."""
+    failure: Exception | None = None
+    for address in addresses:
+        connection = _Connection(address, target.port, deadline.remaining(),
+                                 target.host if target.scheme == "https" else None)
+        deadline.watch(connection)
+        try:
+            connection.connect()
+        except OSError as exc:
+            connection.close()
+            if isinstance(exc, TimeoutError) or deadline.expired.is_set():
+                raise deadline.error() from None
+            failure = exc
+            continue
+        try:
+            connection.request("GET", target.path, headers={"Host": target.authority, **_HEADERS})
+            return connection, connection.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            raise _broken(exc, deadline, f"Could not read an answer from {target.host}") from None
+    raise FetchError("connection", f"Could not reach {target.host}: {type(failure).__name__}.", retryable=True)
+
+
+def _broken(exc: Exception, deadline: _Deadline, what: str) -> FetchError:
+    if isinstance(exc, TimeoutError) or deadline.expired.is_set():
+        return deadline.error()
+    return FetchError("connection", f"{what}: {type(exc).__name__}.", retryable=True)
+
+
+def _read(response: http.client.HTTPResponse, target: Target, policy: FetchPolicy, deadline: _Deadline
+          ) -> FetchResult:
+    status, url = response.status, target.url
     if status >= 400:
-        reason = response.reason or ""
-        raise FetchError("http_error", f"HTTP {status} {reason} from {url}.".replace("  ", " "),
+        raise FetchError("http_error", f"HTTP {status} {response.reason or ''} from {url}.".replace("  ", " "),
                          retryable=status >= 500 or status == 429)
-    content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    content_type = response.getheader("Content-Type", "").split(";")[0].strip().lower()
     if content_type and not content_type.startswith(_TEXT_TYPES) and not content_type.endswith(("+xml", "+json")):
         raise FetchError("not_text", f"Not text: {url} is {content_type}; fetch reads text and HTML only.")
-    declared = response.headers.get("Content-Length", "")
+    declared = response.getheader("Content-Length", "").strip()
     if declared.isdigit() and int(declared) > policy.max_bytes:
         raise _too_large(policy)
+    encoding = response.getheader("Content-Encoding", "").strip().lower()
     body = bytearray()
     try:
-        for chunk in _chunks(response):
+        for chunk in _inflated(_chunks(response), encoding, policy.max_bytes, url):
             body += chunk
             if len(body) > policy.max_bytes:
                 raise _too_large(policy)
-            if time.monotonic() > deadline:
-                raise _timeout(policy)
-    except (requests.RequestException, OSError, _urllib3_error()) as exc:
-        if "timed out" in str(exc).lower() or isinstance(exc, (requests.Timeout, TimeoutError)):
-            raise _timeout(policy) from None
-        raise FetchError("connection", f"The connection broke while reading {url}.", retryable=True) from None
+            deadline.remaining()
+    except (OSError, http.client.HTTPException, zlib.error) as exc:
+        raise _broken(exc, deadline, f"The connection broke while reading {url}") from None
+    deadline.remaining()  # a connection cut at the deadline ends like a whole body
     if not content_type and b"\x00" in body[:1024]:
         raise FetchError("not_text", f"Not text: {url} sent binary data; fetch reads text and HTML only.")
-    text = bytes(body).decode(_charset(response.headers.get("Content-Type", "")), errors="replace")
+    text = bytes(body).decode(_charset(response.getheader("Content-Type", "")), errors="replace")
     if content_type in ("text/html", "application/xhtml+xml") or (not content_type and "<html" in text[:500].lower()):
         text = html_to_text(text)
     return FetchResult(url=url, status=status, content_type=content_type, text=text.strip())
 
 
-def _chunks(response):
-    """The body as it arrives: ``read1`` returns whatever is there, so a server that
-    drips a byte at a time cannot hold a read past the deadline."""
-    read1 = getattr(response.raw, "read1", None)
-    if read1 is None:  # urllib3 1.x
-        yield from response.iter_content(_CHUNK)
-        return
-    while chunk := read1(_CHUNK, decode_content=True):
+def _chunks(response: http.client.HTTPResponse) -> Iterator[bytes]:
+    """The body as it arrives: ``read1`` returns whatever is there."""
+    while chunk := response.read1(_CHUNK):
         yield chunk
 
 
-def _urllib3_error() -> type[Exception]:
-    from urllib3.exceptions import HTTPError  # requests' own dependency, loaded with it
-
-    return HTTPError
+def _inflated(chunks: Iterator[bytes], encoding: str, max_bytes: int, url: str) -> Iterator[bytes]:
+    """The body without its gzip layer, at most ``max_bytes + 1`` bytes per step: a small
+    compressed bomb never inflates in memory past what the size check sees."""
+    if encoding in ("", "identity"):
+        yield from chunks
+        return
+    if encoding not in ("gzip", "x-gzip"):
+        raise FetchError("not_text", f"Not text: {url} is compressed as {encoding}, which fetch does not read.")
+    inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    for chunk in chunks:
+        while chunk:
+            yield inflate.decompress(chunk, max_bytes + 1)
+            chunk = inflate.unconsumed_tail
 
 
 def _charset(content_type: str) -> str:
@@ -208,84 +263,18 @@ def _too_large(policy: FetchPolicy) -> FetchError:
                                    "fetch a more specific page.")
 
 
-# --- HTML to text -------------------------------------------------------------------
-
-_DROP = frozenset({"script", "style", "noscript", "template", "svg", "iframe", "object"})
-_BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer", "li", "tr", "br", "blockquote",
-                     "pre", "table", "ul", "ol", "dl", "dt", "dd", "figcaption", "nav", "aside", "form"})
-_HEADINGS = {"h1": "# ", "h2": "## ", "h3": "### ", "h4": "#### ", "h5": "##### ", "h6": "###### "}
-
-
-class _TextExtractor(HTMLParser):
-    """Collects readable text: the title, headings (as ``#`` lines), blocks as paragraphs, list items."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.title: list[str] = []
-        self.blocks: list[str] = []
-        self._line: list[str] = []
-        self._dropping = 0
-        self._in_title = False
-
-    def handle_starttag(self, tag: str, attrs) -> None:
-        if tag in _DROP:
-            self._dropping += 1
-        elif tag == "title":
-            self._in_title = True
-        elif tag in _HEADINGS:
-            self._flush()
-            self._line.append(_HEADINGS[tag])
-        elif tag in _BLOCKS:
-            self._flush()
-            if tag == "li":
-                self._line.append("- ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _DROP:
-            self._dropping = max(0, self._dropping - 1)
-        elif tag == "title":
-            self._in_title = False
-        elif tag in _HEADINGS or tag in _BLOCKS:
-            self._flush()
-
-    def handle_data(self, data: str) -> None:
-        if self._dropping:
-            return
-        if self._in_title:
-            self.title.append(data)
-        else:
-            self._line.append(data)
-
-    def _flush(self) -> None:
-        text = " ".join("".join(self._line).split())
-        if text and text not in ("-", "#"):
-            self.blocks.append(text)
-        self._line = []
-
-    def text(self) -> str:
-        self._flush()
-        title = " ".join("".join(self.title).split())
-        lines = ([f"Title: {title}"] if title else []) + [b for b in self.blocks if b.strip("#- ")]
-        return "\n".join(lines)
-
-
-def html_to_text(html: str) -> str:
-    """Readable text of an HTML page; never raises on malformed markup."""
-    extractor = _TextExtractor()
-    try:
-        extractor.feed(html)
-        extractor.close()
-    except Exception:  # html.parser is lenient; anything left over is still worth returning
-        pass
-    return extractor.text()
-
-
 # --- the tool -------------------------------------------------------------------------
 
 def fetch_tool(allow: Iterable[str], *, max_bytes: int = DEFAULT_MAX_BYTES, timeout_s: float = DEFAULT_TIMEOUT_S,
-               max_redirects: int = DEFAULT_MAX_REDIRECTS, max_chars: int = 4000, name: str = "fetch") -> Tool:
-    """A ``fetch(url)`` tool limited to the hosts in ``allow`` (none: every URL is refused)."""
-    policy = FetchPolicy(tuple(allow), max_bytes=max_bytes, timeout_s=timeout_s, max_redirects=max_redirects)
+               max_redirects: int = DEFAULT_MAX_REDIRECTS, allow_private: bool = False, max_chars: int = 4000,
+               name: str = "fetch") -> Tool:
+    """A ``fetch(url)`` tool limited to the hosts in ``allow`` (none: every URL is refused).
+
+    A listed name is fetched only while it resolves to public addresses; a loopback, private
+    or link-local address is reached when ``allow`` names that IP (``127.0.0.1:8080``) or
+    ``localhost`` itself, or for every listed name with ``allow_private=True`` (an intranet)."""
+    policy = FetchPolicy(tuple(allow), max_bytes=max_bytes, timeout_s=timeout_s, max_redirects=max_redirects,
+                         allow_private=allow_private)
     hosts = ", ".join(policy.allow) or "none"
 
     def fetch_page(url: str) -> str:

@@ -16,6 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..lexicon import en, zh
+from ..lexicon.cjk import CJK
+
 from ..protocol.results import format_result
 from .spec import Tool, tool
 
@@ -32,15 +35,8 @@ MAX_CORPUS_BYTES = 50_000_000
 PASSAGE_CHARS = 600
 SHOWN_CHARS = 500
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_RUN = re.compile(f"[{CJK}]+")
 _WORD = re.compile(r"[^\W_]+")
-_STOPWORDS = frozenset(
-    "a an and are as at be by can could did do does for from had has have how i in is it its me my of on "
-    "or our please should so than that the their them then there these they this to us was we were what "
-    "when where which who whom whose why will with would you your find search tell about".split())
-_CJK_STOP = frozenset("什么 多少 哪个 哪些 怎么 为什么 是否 如何 请问 一下 的 是 了 吗 呢 在 和".split())
-
 
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
@@ -57,10 +53,10 @@ def _latin_terms(folded: str) -> list[str]:
 def query_terms(query: str) -> list[str]:
     """Search terms: stemmed words (minus stopwords) and CJK characters/bigrams."""
     folded = query.casefold()
-    terms = [t for t in _latin_terms(folded) if t not in _STOPWORDS]
+    terms = [t for t in _latin_terms(folded) if t not in en.STOPWORDS]
     for run in _CJK_RUN.findall(folded):
         grams = [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
-        terms.extend(g for g in grams if g not in _CJK_STOP)
+        terms.extend(g for g in grams if g not in zh.STOPWORDS)
     return list(dict.fromkeys(terms))
 
 

@@ -52,8 +52,9 @@ class Tool:
     the loop never runs it alongside other calls of the same turn, and runs
     the turn's calls in the order written around it. ``cacheable`` marks a
     pure tool (same arguments, same result) whose results may be kept across
-    runs in a persistent cache, keyed by ``name``, ``version`` and the
-    arguments; bump ``version`` when the tool's behaviour changes.
+    runs in a persistent cache, keyed by ``name``, the function's module and
+    qualified name, ``version`` (without one, a hash of the function's code)
+    and the arguments; bump ``version`` when the tool's behaviour changes.
     ``aliases`` are other names a model may write for it (its name in another
     language: ``计算器``); the parser reads them as ``name``, the prompt shows ``name``.
     """

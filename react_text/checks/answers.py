@@ -1,4 +1,4 @@
-"""Checks on a final answer before it is accepted, shared by the loop and the shim.
+"""Checks on a final answer's text before it is accepted, shared by the loop and the shim.
 
 Why: a small model "answers" with whatever text is nearest — a tool's error
 message, an expression it never evaluated, a value copied from the few-shot
@@ -17,20 +17,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote, plain_words,
-                       question_holds, written_numbers)
+from ..protocol.nudges import Nudge, is_failure_text, say
+from ..lexicon import zh
+from ..lexicon.numbers import written_number
+from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
+                                 plain_words, question_holds, written_numbers)
+from .registry import CheckName, in_order
 
-__all__ = ["AnswerContext", "Nudge", "check_answer", "copied_example_value", "is_failure_text", "other_year", "say"]
-
-
-@dataclass(frozen=True)
-class Nudge:
-    """One correction: ``code`` names the check (each fires once per run), ``message`` is the observation."""
-
-    code: str
-    message: str
-    lead: str = ""
-    """Words the loop's next thought starts with, when the correction has them."""
+__all__ = ["AnswerContext", "check_answer", "copied_example_value", "other_year"]
 
 
 @dataclass(frozen=True)
@@ -49,28 +43,11 @@ class AnswerContext:
     """Codes of the checks that already fired."""
     require_observation: bool = True
     lang: str = "en"
-    checks: frozenset[str] = field(default=frozenset({
-        "tool_error", "question_back", "expression", "example_value", "other_year", "measure",
-        "no_observation", "not_a_number", "in_question", "off_quote", "echo", "rounding"}))
-    """Which checks run; drop a code to switch one off."""
+    checks: frozenset[str] = field(default_factory=lambda: frozenset(in_order("answer")))
+    """Which checks run (``checks.registry``); drop a name to switch one off."""
 
 
-def say(lang: str, en: str, zh: str) -> str:
-    """The message in the prompt's language."""
-    return zh if lang.lower().startswith("zh") else en
-
-
-_FAILURE = re.compile(
-    r"^\s*(?:error\b|tool error|tool \S+ failed|no results? for|no results\b|timed out|timeout\b|traceback|exception\b|"
-    r"invalid (?:argument|input)|bad arguments?|there is no tool|错误|出错|没有结果|未找到结果)",
-    re.IGNORECASE,
-)
 _NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
-
-
-def is_failure_text(text: str) -> bool:
-    """Whether ``text`` reads as a tool failure or an empty search, not as a fact."""
-    return bool(_FAILURE.match(text))
 
 
 def _norm(text: str) -> str:
@@ -133,30 +110,27 @@ def copied_example_value(answer: str, example_values: frozenset[str], own_texts:
     return None
 
 
-_HOLDS_NUMBER = re.compile(
-    r"\d|[零〇一二两三四五六七八九十百千万亿]|\b(?:zero|none|no|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b",
-    re.IGNORECASE,
-)
+_NONE = re.compile(r"\b(?:none|no)\b", re.IGNORECASE)
+"""How an answer says zero in words ("none", "no boats")."""
 
 
 def _not_a_number(answer: str, question: str) -> bool:
-    """The question asks for a number and the answer holds none ("Varnholt" for a population)."""
-    return asks_for_number(question) and not _HOLDS_NUMBER.search(answer)
+    """The question asks for a number and the answer holds none ("Tarnwick" for a population)."""
+    return asks_for_number(question) and not written_number(answer) and not _NONE.search(answer)
 
 
 def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
     """The one correction this answer still deserves, or None to accept it.
 
     ``refusal`` says the answer declines (judged by the caller); a refusal is
-    never asked to use a tool first. The checks run in a fixed order and the
-    first that fires wins; each fires once per run (``ctx.nudged``).
+    never asked to use a tool first. The checks run in the registry's order and
+    the first that fires wins; each fires once per run (``ctx.nudged``).
     """
-    for code, check in _CHECKS:
-        if code in ctx.checks and code not in ctx.nudged:
-            nudge = check(answer, ctx, refusal)
-            if nudge is not None:
-                return nudge
+    for code in in_order("answer", ctx.checks - ctx.nudged):
+        check = _CHECKS.get(code)
+        nudge = check(answer, ctx, refusal) if check is not None else None
+        if nudge is not None:
+            return nudge
     return None
 
 
@@ -196,7 +170,7 @@ _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
 
 def other_year(answer: str, question: str, observations: Iterable[str]) -> tuple[str, str] | None:
     """(the question's year, the result's year) when the answer's number comes from a result line about
-    another year and no result mentions the year the question asks about: "青石镇在1900年有多少人口？"
+    another year and no result mentions the year the question asks about: "松林镇在1900年有多少人口？"
     answered with 2022's 26,480. None otherwise, and for an answer that is itself a date."""
     asked = set(_YEAR.findall(question))
     if not asked or _YEAR.search(answer) or any(y in o for o in observations for y in asked):
@@ -232,11 +206,11 @@ _MEASURES = {
 }
 _MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE)
             for name, pattern in _MEASURES.items()}
-_COUNT = re.compile(r"\bhow\s+many\b|多少(?:条|个|名|只|位|本|辆|台|家|所|座|棵|支|艘|头|人)", re.IGNORECASE)
+_COUNT = re.compile(rf"\bhow\s+many\b|多少[{zh.MEASURE_WORDS}人]", re.IGNORECASE)
 
 
 def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
-    """A count asked for ("白鹭湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
+    """A count asked for ("月湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
     the model answered with the nearest number it found. The question's own units ("How many kilometres")
     are allowed in the answer."""
     if refusal or not _COUNT.search(ctx.question):
@@ -335,8 +309,8 @@ def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None
 
 
 def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
-    """An answer that only repeats a name the question gives ("青石镇和哪个外国城镇结为友好城镇？" answered
-    "青石镇"): the model named the question's subject instead of what was asked. Not one read off the
+    """An answer that only repeats a name the question gives ("松林镇和哪个外国城镇结为友好城镇？" answered
+    "松林镇"): the model named the question's subject instead of what was asked. Not one read off the
     question's own quote, which is where such an answer belongs; only for a question that asks for a
     name (``question.asks_for_name``: not a choice it offers, not a number, which is ``not_a_number``'s)."""
     words = plain_words(answer)
@@ -380,18 +354,10 @@ def _within(words: str, text: str) -> bool:
     return f" {words} " in f" {text} " if words.isascii() else words in text
 
 
-_CHECKS: tuple[tuple[str, Callable[[str, AnswerContext, bool], Nudge | None]], ...] = (
-    ("tool_error", _tool_error),
-    ("question_back", _question_back),
-    ("expression", _expression),
-    ("example_value", _example_value),
-    ("other_year", _other_year),
-    ("measure", _measure),
-    ("not_a_number", _missing_number),
-    ("no_observation", _no_observation),
-    ("in_question", _in_question),
-    ("off_quote", _answer_off_quote),
-    ("echo", _echo),
-    ("rounding", _rounding),
-)
-"""Every check by its code, in the order they are tried."""
+_CHECKS: dict[CheckName, Callable[[str, AnswerContext, bool], Nudge | None]] = {
+    "tool_error": _tool_error, "question_back": _question_back, "expression": _expression,
+    "example_value": _example_value, "other_year": _other_year, "measure": _measure,
+    "not_a_number": _missing_number, "no_observation": _no_observation, "in_question": _in_question,
+    "off_quote": _answer_off_quote, "echo": _echo, "rounding": _rounding,
+}
+"""The checks on the answer text by name; the order they are tried in is the registry's."""

@@ -1,0 +1,112 @@
+"""Every check and lead the engine applies, by name, in the order they are tried: the one place that says so.
+
+Why one registry: the corrections were switched by four flags spread over ``Limits`` and ``Agent``,
+the rest not at all, and their order was written in several modules; nobody could measure what one
+check is worth. Here each has a name (a ``Literal``, never parsed out of a string), the stage it
+acts at and a line saying what it does, and ``parse_checks`` turns ``all``, ``none``,
+``-rounding,-facts`` or ``rounding,facts`` into the set a run uses. Every check is on by default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal, Union, get_args
+
+__all__ = ["ALL_CHECKS", "CHECKS", "NO_CHECKS", "Check", "CheckName", "CheckSpec", "Stage", "describe", "in_order",
+           "parse_checks"]
+
+CheckName = Literal[
+    "continuation", "arithmetic", "tool_choice", "ungrounded", "no_fit",
+    "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
+    "no_observation", "in_question", "off_quote", "echo", "rounding",
+    "after_failure", "copied_example", "second_look", "facts", "evidence",
+]
+Stage = Literal["turn", "call", "answer", "result"]
+"""Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
+answer before it is accepted, or on a tool result (a lead that opens the next thought)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One intervention: its name, the stages it acts at and what it does."""
+
+    name: CheckName
+    stages: tuple[Stage, ...]
+    about: str
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("continuation", ("turn",), "a turn that stops after a bare thought is asked once to go on after a line break"),
+    Check("arithmetic", ("call", "answer"), "a sum worked out wrong in words gets the calculator's result"),
+    Check("tool_choice", ("call",), "a first call passing over the tool the question's words clearly name"),
+    Check("ungrounded", ("call",), "a call whose values appear in neither the question nor any result"),
+    Check("no_fit", ("turn", "call"), "a call when no offered tool fits the question, or one reaching for an "
+                                      "unoffered tool"),
+    Check("tool_error", ("answer",), "an answer that repeats a tool's error or an empty search"),
+    Check("question_back", ("answer",), "an answer that is itself a question"),
+    Check("expression", ("answer",), "an answer that is an expression, not its value"),
+    Check("example_value", ("answer",), "an answer holding a value from the few-shot examples"),
+    Check("other_year", ("answer",), "an answer taken from a result about another year than the one asked"),
+    Check("measure", ("answer",), "a count asked for, a measurement of another kind given"),
+    Check("not_a_number", ("answer",), "a number asked for, an answer with none"),
+    Check("no_observation", ("answer",), "an answer before any tool ran, when tools are offered"),
+    Check("in_question", ("answer",), "a refusal when the question itself holds the numbers or the quote"),
+    Check("off_quote", ("answer",), "an answer from a search when the question quotes the text to answer from"),
+    Check("echo", ("answer",), "an answer that only repeats a name the question gives"),
+    Check("rounding", ("answer",), "an answer with more decimals than the question asks, given back rounded"),
+    Check("after_failure", ("answer",), "a refusal right after a tool failed while other tools were never tried"),
+    Check("copied_example", ("answer",), "the examples' value again after the correction: the run stops"),
+    Check("second_look", ("answer",), "before a refusal stands, one search with the question's own words"),
+    Check("facts", ("result",), "the facts a combining question computes with open the next thought"),
+    Check("evidence", ("result",), "the result sentence that answers the question opens the next thought"),
+)
+"""Every check, in the order they are tried within a stage."""
+
+ALL_CHECKS: frozenset[CheckName] = frozenset(c.name for c in CHECKS)
+NO_CHECKS: frozenset[CheckName] = frozenset()
+_NAMES: tuple[CheckName, ...] = get_args(CheckName)
+
+CheckSpec = Union[str, Iterable[str], None]
+"""What ``parse_checks`` reads: ``"all"``, ``"none"``, a comma-separated spec, names, or None (all)."""
+
+
+def in_order(stage: Stage, enabled: Iterable[str] = ALL_CHECKS) -> tuple[CheckName, ...]:
+    """The enabled checks of ``stage``, in the order they are tried."""
+    on = set(enabled)
+    return tuple(c.name for c in CHECKS if stage in c.stages and c.name in on)
+
+
+def parse_checks(spec: CheckSpec) -> frozenset[CheckName]:
+    """The checks a spec switches on: ``all`` (or None), ``none``, ``-rounding,-facts`` (all but those),
+    ``rounding,facts`` (only those). Names, or an already parsed set, pass through checked.
+    Raises ``ValueError`` naming an unknown check or a spec that mixes ``-name`` with ``name``."""
+    if spec is None:
+        return ALL_CHECKS
+    parts = [p.strip() for p in spec.split(",")] if isinstance(spec, str) else [str(p).strip() for p in spec]
+    parts = [p for p in parts if p]
+    if parts == ["all"]:
+        return ALL_CHECKS
+    if parts == ["none"] or not parts:
+        return NO_CHECKS
+    removed = [p[1:] for p in parts if p.startswith("-")]
+    if removed and len(removed) != len(parts):
+        raise ValueError(f"checks {','.join(parts)!r}: write only names to keep, or only -names to drop")
+    unknown = [name for name in (removed or parts) if name not in _NAMES]
+    if unknown:
+        raise ValueError(f"unknown check(s) {', '.join(unknown)}; known: all, none, {', '.join(_NAMES)}")
+    if removed:
+        return ALL_CHECKS - frozenset(removed)  # type: ignore[arg-type]
+    return frozenset(parts)  # type: ignore[arg-type]
+
+
+def describe(enabled: Iterable[str]) -> str:
+    """The shortest spec for ``enabled``: ``all``, ``none``, ``-rounding`` or ``rounding,facts``, in registry
+    order, so a report's label reads back through ``parse_checks``."""
+    on = frozenset(enabled)
+    if on >= ALL_CHECKS:
+        return "all"
+    if not on:
+        return "none"
+    off = [c.name for c in CHECKS if c.name not in on]
+    kept = [c.name for c in CHECKS if c.name in on]
+    return ",".join(f"-{n}" for n in off) if len(off) <= len(kept) else ",".join(kept)

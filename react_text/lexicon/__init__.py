@@ -1,0 +1,8 @@
+"""The words and characters the engine reads natural language by: one definition per concept.
+
+Why one package at the bottom: the parser, the checks, the prompt's leads and the search tool each
+read questions and answers; when each kept its own list of number words or its own idea of a Chinese
+character, the copies drifted apart (one list lacked the teens). ``en`` and ``zh`` hold the word lists
+of each language (a third language is one more module), ``cjk`` the character ranges, ``numbers`` how
+numbers are written in words. Pure data and functions over text; imports nothing of the engine.
+"""

@@ -1,0 +1,57 @@
+"""Numbers as written, in digits or words: the one definition every reader of questions, answers and call values uses.
+
+Why one: the answer checks, the rounding request and the call-values check each kept their own list of
+number words, and one of them lacked the teens and sixty to ninety, so "Fifteen boats" was told it held
+no number. Pure data and functions over text.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from . import en, zh
+
+__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "en_number_words", "number_value", "written_number", "zh_value"]
+
+NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?")
+"""A number as written in digits: thousands commas, decimals ("48,213", "2.40")."""
+EN_NUMBER_WORDS = en.NUMBER_WORDS
+_ZH_DIGITS, _ZH_UNITS = zh.DIGITS, zh.NUMBER_UNITS
+ZH_NUMERAL = regex.compile(f"[{''.join(_ZH_DIGITS)}{''.join(_ZH_UNITS)}]+")
+"""A Chinese numeral (``三``, ``十二``, ``两千``)."""
+
+_EN_WORD = regex.compile(rf"\b(?:{'|'.join(sorted(EN_NUMBER_WORDS, key=len, reverse=True))})\b", regex.IGNORECASE)
+_NUMBER_OR_WORD = regex.compile(rf"\d|{ZH_NUMERAL.pattern}|{_EN_WORD.pattern}", regex.IGNORECASE)
+
+
+def written_number(text: str) -> bool:
+    """Whether ``text`` holds a number: digits, an English number word or a Chinese numeral."""
+    return _NUMBER_OR_WORD.search(text) is not None
+
+
+def zh_value(text: str) -> float:
+    """``三`` → 3, ``十二`` → 12, ``二十五`` → 25, ``三百`` → 300 (enough for what questions say)."""
+    total, digit = 0, 0
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        else:
+            total += (digit or 1) * _ZH_UNITS[ch]
+            digit = 0
+    return float(total + digit)
+
+
+def number_value(word: str) -> float | None:
+    """The value of one number as written: digits (``4``), an English word (``four``) or a Chinese numeral
+    (``四``); None for anything else."""
+    word = word.strip().casefold()
+    if word.isdigit():
+        return float(word)
+    if word in EN_NUMBER_WORDS:
+        return EN_NUMBER_WORDS[word]
+    return zh_value(word) if ZH_NUMERAL.fullmatch(word) else None
+
+
+def en_number_words(text: str) -> list[str]:
+    """The English number words in ``text``, folded, in order."""
+    return [m.casefold() for m in _EN_WORD.findall(text)]

@@ -1,0 +1,26 @@
+"""Chinese words and characters the engine reads text by, one list per concept."""
+
+from __future__ import annotations
+
+__all__ = ["DIGITS", "MEASURE_WORDS", "NUMBER_UNITS", "ONE_TO_TEN", "REFUSALS", "STOPWORDS"]
+
+DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+"""Digits of a Chinese numeral."""
+NUMBER_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
+"""Place units of a Chinese numeral (``三百``, ``两万``)."""
+ONE_TO_TEN = "一二三四五六七八九十"
+"""The numerals one to ten in order, for writing a count ("第三")."""
+
+MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
+"""The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
+
+STOPWORDS = frozenset("什么 多少 哪个 哪些 怎么 为什么 是否 如何 请问 一下 的 是 了 吗 呢 在 和".split())
+"""Words (and character pairs) of a query that say nothing about its topic."""
+
+REFUSALS: tuple[str, ...] = (
+    "无法", "不知道", "不清楚", "不确定", "不能确定", "不能回答", "不能提供", "不能预测", "不能得知", "不可能知道",
+    "没有找到", "未找到", "找不到", "查不到", "搜不到", "没有查到", "未能找到", "没有相关", "无相关",
+    "未提及", "没有提到", "没有提及", "未知", "无从", "没有记载", "没有记录", "暂无", "无可奉告", "不得而知",
+    r"没有[^。，,.;；]{0,10}(?:信息|资料|记录|数据|内容)",
+)
+"""Phrases that decline to answer, as regex fragments."""
