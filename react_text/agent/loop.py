@@ -340,10 +340,8 @@ class Agent:
         return ContextWindow(self.template, token_counter(self.backend), self.context_tokens, self._turn_tokens + 8)
 
     def _open_trace(self) -> tuple[TraceWriter | None, bool]:
-        if self.trace is None or self.trace is False:
-            return None, False
-        if isinstance(self.trace, TraceWriter):
-            return self.trace, False
+        if not self.trace or isinstance(self.trace, TraceWriter):  # none (None, False), or the caller's writer
+            return self.trace or None, False
         path = fresh_trace_path() if self.trace is True else self.trace
         return TraceWriter(path, clock=self._clock, redactor=None), True  # ``Events`` masks with ours
 

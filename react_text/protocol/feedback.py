@@ -49,9 +49,9 @@ class Voice:
     """The offered tool the turn named: an example under it fixes the call the model meant to make."""
 
     def __init__(self, tools: Optional[ToolsView] = None, dialect: DialectLike = "classic", n: int = 1,
-                 lang: Optional[str] = None) -> None:
+                 lang: Optional[str] = None, tried: Optional[str] = None) -> None:
         fields = self.__dict__  # frozen: filled at once (one per turn that gets a message), as react_text.types.Step
-        fields["tools"], fields["dialect"], fields["n"], fields["lang"] = tools, dialect, n, lang
+        fields["tools"], fields["dialect"], fields["n"], fields["lang"], fields["tried"] = tools, dialect, n, lang, tried
 
     @property
     def style(self) -> Dialect:
