@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import itertools
 import json
 import os
 import stat
@@ -218,3 +219,29 @@ def without_timings(value: Any) -> Any:
     if isinstance(value, list):
         return [without_timings(v) for v in value]
     return value
+
+
+def traces_dir() -> Path:
+    """The user trace folder, which ``react-text traces`` lists: ``$REACT_TEXT_TRACES``, else
+    ``$REACT_TEXT_HOME/traces``, else ``$XDG_CACHE_HOME/react-text/traces`` (``~/.cache`` by default)."""
+    own = os.environ.get("REACT_TEXT_TRACES")
+    if own:
+        return Path(own).expanduser()
+    home = os.environ.get("REACT_TEXT_HOME")
+    if home:
+        return Path(home).expanduser() / "traces"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "react-text" / "traces"
+
+
+_RUNS = itertools.count(1)
+
+
+def fresh_trace_path(kind: str = "run") -> Path:
+    """A new trace file in the user trace folder (never the working directory, which may be a repo).
+
+    The date, the process and a per-process count name it: two runs in the same second never share a file."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = private_dir(traces_dir())
+    folder.chmod(0o700)  # ours alone: a folder an older version made 0755 is tightened
+    return folder / f"{kind}-{stamp}-{os.getpid()}-{next(_RUNS)}.jsonl"

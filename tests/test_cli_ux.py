@@ -65,6 +65,22 @@ def test_parse_help_documents_exit_codes_and_an_unreadable_file_is_a_usage_error
     assert main(["parse", str(bad)]) == 1
 
 
+@pytest.mark.parametrize("command", ["run", "compare", "serve", "parse", "models", "traces"])
+def test_a_flag_help_never_shows_a_default_that_reads_backwards(capsys, command):
+    """`--no-quote-evidence … (default: True)` read as if the flag were on unless turned off."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: True)" not in out and "(default: False)" not in out
+
+
+@pytest.mark.parametrize("argv", [["models", "install", "qwen2.5-coder-05b"], ["models", "path", "qwen-coder"],
+                                  ["run", "q", "--model", "qwen2.5-coder-05b"]])
+def test_a_mistyped_model_name_gets_a_did_you_mean(capsys, argv):
+    assert main(argv) != 0
+    assert "did you mean qwen2.5-coder-0.5b?" in capsys.readouterr().err
+
+
 def test_models_install_unknown_is_a_usage_error(capsys):
     assert main(["models", "install", "no-such-model-xyz"]) == 2
     err = capsys.readouterr().err
@@ -74,6 +90,7 @@ def test_models_install_unknown_is_a_usage_error(capsys):
 def test_models_list_says_where_each_model_comes_from(capsys):
     assert main(["models"]) == 0
     out = capsys.readouterr().out
+    assert "hold one chunk" in " ".join(out.split()) and "then uninstalls them" in " ".join(out.split())
     catalog = json.loads((Path(__file__).resolve().parent.parent / "models" / "catalog.json").read_text())
     assert "pinned to exact versions" in out and "verified against its sha256 after assembly" in out
     for model in catalog["models"]:
@@ -331,6 +348,7 @@ def test_a_template_that_cannot_render_ends_the_run_cleanly(tmp_path, capsys):
     assert code == 2
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err + captured.out
     assert "no_such_variable" in captured.err
+    assert (captured.out + captured.err).count("no_such_variable") == 1  # said once, not by the console too
     events = read_trace(trace)
     assert [e["event"] for e in events] == ["run_start", "run_end"]
     assert events[-1]["status"] == "template_error"
@@ -355,6 +373,7 @@ def test_compare_records_a_task_whose_prompt_fails_as_crashed_and_goes_on(tmp_pa
 # --- 8: run history ------------------------------------------------------------------------
 
 def test_traces_list_show_and_prune(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("REACT_TEXT_TRACES")
     monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path))
     folder = tmp_path / "traces"
     old = folder / "run-old.jsonl"
@@ -381,3 +400,38 @@ def test_traces_list_show_and_prune(tmp_path, monkeypatch, capsys):
     assert main(["traces", "prune", "--older-than", "30d"]) == 0
     assert not old.exists() and new.exists()
     assert main(["traces", "prune", "--older-than", "soon"]) == 2
+
+
+@pytest.mark.parametrize("argv", [["templates", "show", "classic"], ["parse", "--tools", "search", "-"]])
+def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(argv):
+    """`react-text parse … | head`: the pipe is closed before the command writes."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "react_text.cli", *argv], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written (imports take longer)
+    _, err = proc.communicate(b"Action: search\nAction Input: x\n" * 2000, timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()
+    assert proc.returncode == 141
+
+
+@pytest.mark.parametrize("source", ["def weird(*a):\n    return 1\n", "def weird(x: object):\n    return 1\n"])
+def test_a_function_that_cannot_be_a_tool_is_named_once(tmp_path, source):
+    path = write(tmp_path / "tools.py", source)
+    with pytest.raises(FunctionsError) as err:
+        load_functions(path)
+    assert str(err.value).count("weird") == 1, str(err.value)
+    assert str(err.value).startswith(f"--functions {path}: weird")
+
+
+def test_runs_from_python_leave_a_trace_that_react_text_traces_lists(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("REACT_TEXT_TRACES", str(tmp_path / "mine"))
+    first = react_text.run("First from Python?", backend=ScriptedBackend([" x\nFinal Answer: 1"]))
+    second = Agent(ScriptedBackend([" y\nFinal Answer: 2"]), [], "classic").run("Second from Python?")
+    assert Path(first.trace_path).parent == tmp_path / "mine" and first.trace_path != second.trace_path
+    assert main(["traces"]) == 0
+    out = capsys.readouterr().out
+    assert "First from Python?" in out and "Second from Python?" in out
+    quiet = Agent(ScriptedBackend([" z\nFinal Answer: 3"]), [], "classic", trace=False).run("Untraced?")
+    assert quiet.trace_path is None and len(list((tmp_path / "mine").glob("*.jsonl"))) == 2

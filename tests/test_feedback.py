@@ -125,3 +125,14 @@ def test_an_unknown_tool_shows_the_models_own_values_only_under_the_tool_it_miss
     assert '{"amount": 5, "unit": "mi"}' in step.error.message
     step = parse('Thought: x\nAction: lookup\nAction Input: {"query": "..."}', TOOLS)
     assert '{"query": "..."}' in step.error.message  # a copied placeholder is not shown back as a value
+
+
+@pytest.mark.parametrize("turn", ["Action: calculator(", 'Action: calculator\nAction Input: {"expression": ',
+                                  "Action: Calculator\nAction Input: {\"expression\": '2"])
+def test_a_correction_shows_the_tool_the_model_tried_not_the_first_one(turn: str) -> None:
+    tools = {"search": {"type": "object", "properties": {"query": {}}},
+             "calculator": {"type": "object", "properties": {"expression": {}}}}
+    step = parse(turn, tools)
+    assert step.error is not None and step.error.code == "truncated"
+    assert "Action: calculator\nAction Input: {\"expression\"" in step.error.message
+    assert "search" not in step.error.message

@@ -696,6 +696,7 @@ def trace_lines(*events: dict) -> str:
 
 @pytest.fixture
 def traces_home(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.delenv("REACT_TEXT_TRACES", raising=False)  # the session's folder (conftest) would come first
     monkeypatch.setenv("REACT_TEXT_HOME", str(tmp_path))
     (tmp_path / "traces").mkdir()
     return tmp_path / "traces"
@@ -742,7 +743,7 @@ def test_traces_skip_wrong_typed_and_deeply_nested_records_with_a_note(traces_ho
 def test_traces_never_open_a_fifo(traces_home: Path, tmp_path: Path):
     os.mkfifo(traces_home / "pipe.jsonl")
     (traces_home / "good.jsonl").write_text(trace_lines({"event": "run_start", "question": "fine?"}))
-    env = {**os.environ, "REACT_TEXT_HOME": str(tmp_path)}
+    env = {**os.environ, "REACT_TEXT_HOME": str(tmp_path), "REACT_TEXT_TRACES": ""}
     for argv in (["traces"], ["traces", "show", "pipe"], ["replay", str(traces_home / "pipe.jsonl")]):
         done = subprocess.run([sys.executable, "-m", "react_text.cli", *argv], env=env, capture_output=True,
                               text=True, timeout=60)

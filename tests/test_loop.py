@@ -768,3 +768,26 @@ def test_a_continuation_that_still_has_no_label_is_one_format_error(tools, templ
     assert [type(s.decision).__name__ for s in result.steps] == ["Retry", "Finish"]
     assert len(backend.calls) == 3 and backend.prompts[1] == backend.prompts[0] + " Hmm.\n"
     assert result.steps[0].step.error.message in backend.prompts[2][len(backend.prompts[1]):]
+
+
+def test_a_tool_named_by_its_alias_runs_the_tool(template):
+    """`行动：计算器`: a small model names a built-in in Chinese; the built-ins declare those names."""
+    from react_text.tools.builtins import default_tools
+
+    agent, _ = make_agent(['I compute.\nAction: 计算器\nAction Input: {"expression": "6 * 7"}', final("42")],
+                          default_tools(), template)
+    result = agent.run("What is 6 * 7?")
+    assert result.status == "answered" and result.answer == "42"
+    assert [s.step.actions[0].tool for s in result.steps if s.step.actions] == ["calculator"]
+    assert result.steps[0].observation.text == "42"
+
+
+def test_aliases_are_declared_on_the_tool_and_read_by_the_parser():
+    @tool(aliases=("乘法",))
+    def multiply(a: int, b: int) -> int:
+        """Multiply."""
+        return a * b
+
+    step = parse('Action: 乘法\nAction Input: {"a": 2, "b": 3}', [multiply])
+    assert step.actions[0].tool == "multiply"
+    assert parse("Action: 乘法\nAction Input: x", ["multiply"]).error.code == "unknown_tool"

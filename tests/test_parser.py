@@ -548,6 +548,21 @@ def test_tools_may_be_a_mapping_tool_objects_or_openai_dicts() -> None:
     assert error_code(parse("Action: search\nAction Input: x", [])) == "unknown_tool"
 
 
+def test_plain_functions_are_tools_by_their_name_and_arguments() -> None:
+    def lookup_price(item: str, currency: str = "EUR") -> float:
+        """The price of one item."""
+        return 1.0
+
+    def calculator(expression: str) -> str:
+        return expression
+
+    tools = [lookup_price, calculator]
+    assert only_action(parse("Action: Lookup Price\nAction Input: apples", tools)).tool == "lookup_price"
+    assert only_action(parse('Action Input: {"expression": "2+2"}', tools)).tool == "calculator"
+    assert only_action(parse("Action: len\nAction Input: x", [len])).tool == "len"
+    assert error_code(parse("Action: search\nAction Input: x", tools)) == "unknown_tool"
+
+
 def test_bad_arguments_to_parse_itself_are_caller_errors() -> None:
     with pytest.raises(TypeError):
         parse(b"Action: search")  # type: ignore[arg-type]

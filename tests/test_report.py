@@ -201,3 +201,28 @@ def test_answers_copied_from_the_episodes_are_counted_per_cell():
     md = report.markdown(metrics.summarize(records), [])
     assert "| copied |" in md.splitlines()[4] and "*copied*" in md
     assert json.loads(report.summary_json(metrics.summarize(records), []))["cells"][0]["copied"] == 1
+
+
+def test_every_series_of_the_chart_has_its_own_colour():
+    """The committed chart has 10 series: with 8 colours cycled, 'paper +c' was drawn like 'classic'."""
+    templates = [f"t{i}" for i in range(20)]
+    svg = report.svg_chart(metrics.summarize([rec(template=t) for t in templates]))
+    legend = re.findall(r'width="12" height="12" fill="(#[0-9a-f]{6})"', svg)
+    assert len(legend) == 20 and len(set(legend)) == 20
+    assert report.series_colour(0) == report._PALETTE[0]
+
+
+def test_timeouts_are_reported_per_cell_and_the_verdict_says_when_they_may_have_decided_it():
+    records = cells(12, solved_a=set(range(8)), solved_b=set(range(7)))
+    records = [dict(r, status="timeout") if r["template"] == "json" and r["task_id"] in ("t10", "t11") else r
+               for r in records]
+    summaries = metrics.summarize(records)
+    (v,) = metrics.verdicts(summaries, records)
+    text = "\n".join(report.verdict_lines(v))
+    assert "Timed out (counted unsolved, not wrong): `json` 2 task(s)" in text
+    assert "timeouts may have decided this verdict" in text and "--timeout" in text
+    solved = {s.name: report._row(s)[2] for s in summaries}
+    assert solved == {"classic": "8/12", "json": "7/12 (2 timed out)"}
+    calm = metrics.summarize(cells(12, solved_a=set(range(8)), solved_b={0}))
+    assert not any("Timed out" in line for v in metrics.verdicts(calm, cells(12, set(range(8)), {0}))
+                   for line in report.verdict_lines(v))

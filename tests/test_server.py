@@ -313,3 +313,19 @@ def test_real_smollm2_behind_the_server_answers_the_openai_client(smol_backend) 
             assert isinstance(json.loads(call.function.arguments), dict)
             assert call.id.startswith("call_")
         assert reply.usage.prompt_tokens > 100
+
+
+def test_every_request_leaves_a_trace_that_react_text_traces_lists(tmp_path, monkeypatch, capsys) -> None:
+    from react_text.cli.main import main
+
+    monkeypatch.setenv("REACT_TEXT_TRACES", str(tmp_path))
+    backend = ScriptedBackend([WEATHER_TURN])
+    with running(backend) as server:
+        client(server).chat.completions.create(model=MODEL, messages=USER, tools=TOOLS)
+    (trace,) = tmp_path.glob("serve-*.jsonl")
+    assert main(["traces"]) == 0
+    out = capsys.readouterr().out
+    assert "What's the weather in Paris?" in out and "tool_calls" in out
+    from react_text.trace import read_trace
+
+    assert read_trace(trace)[-1]["answer"] == 'get_weather({"city": "Paris"})'

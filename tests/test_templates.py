@@ -541,3 +541,22 @@ def test_cli_shows_a_render_with_the_builtin_tools(capsys: pytest.CaptureFixture
     assert cli_main(["templates", "show", "nope"]) == 2
     assert "unknown template 'nope'" in capsys.readouterr().err
     assert cli_main(["templates", "show"]) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_episodes_never_misreport_the_calculator(lang):
+    """An episode teaches by example: one that says the calculator cannot read '15% of 3960' (it returns 642)
+    teaches the model to avoid an input that works. Every calculator step shows what the calculator does."""
+    from react_text.prompting.templates import load_examples
+    from react_text.tools.calculator import calculator
+
+    root = Path(__file__).resolve().parents[1] / "prompts" / "examples"
+    steps = [s for e in load_examples(root / f"{lang}.json") for s in e.steps if s.tool == "calculator"]
+    assert steps
+    for step in steps:
+        try:
+            result = calculator(**step.args)
+        except Exception:
+            assert step.observation.startswith("Error"), step
+        else:
+            assert step.observation == str(result), step

@@ -29,7 +29,7 @@ from ..prompting.templates import TemplateError
 from ..protocol.dialects import format_action
 from ..redaction import SECRET_FIELDS, Redactor
 from ..tools.cache import ToolCache
-from ..trace import TraceWriter
+from ..trace import TraceWriter, fresh_trace_path
 from ..types import Action, Observation, Step
 from .calls import run_calls, shown_text
 from .constrain import grammar_tokens, turn_grammar
@@ -66,14 +66,14 @@ class Agent:
     is a ``Backend``, ``"llama"`` or a server URL (``model`` then names the catalog model or .gguf path),
     ``template`` a name or path, ``tools`` may hold built-in tool names (``"calculator"``).
 
-    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace`` is a path (a fresh JSONL
-    file per run) or an open ``TraceWriter`` (the caller closes it). ``on_event`` receives every trace event as it
-    happens (the CLI prints from it); ``on_token`` the text of each model turn as it is generated. ``clock`` is
-    injectable so tests can drive the timeout. ``prose="final"`` accepts bare prose as the final answer (for
-    chat-wrapped tiny models); the default treats it as a format error. The trace and ``on_event`` mask secrets
-    (``redaction``); ``redact`` (field names, or a ``hook(tool_name, result)``) adds names and hides those tool-result
-    fields from the model too; ``redact=False`` masks nothing. ``tool_cache`` (a ``ToolCache``) answers calls to
-    ``cacheable`` tools from earlier runs and keeps their results.
+    ``instructions`` (a system prompt) goes in front of the rendered template. ``trace``: ``True`` (a new file per
+    run in the folder ``react-text traces`` lists), a path, an open ``TraceWriter`` (the caller closes it) or
+    ``False``. ``on_event`` receives every trace event as it happens (the CLI prints from it); ``on_token`` the text
+    of each model turn as it is generated. ``clock`` is injectable so tests can drive the timeout. ``prose="final"``
+    accepts bare prose as the final answer (for chat-wrapped tiny models); the default treats it as a format error.
+    The trace and ``on_event`` mask secrets (``redaction``); ``redact`` (field names, or a ``hook(tool_name,
+    result)``) adds names and hides those tool-result fields from the model too; ``redact=False`` masks nothing.
+    ``tool_cache`` (a ``ToolCache``) answers calls to ``cacheable`` tools from earlier runs and keeps their results.
     ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best matches for each
     question plus ``list_tools(query)``, which reveals more (``prompting.retrieval``; the trace records
     ``tools_shown`` and ``tools_revealed``).
@@ -89,7 +89,7 @@ class Agent:
         tools: Iterable[Any] = (),
         template: Any = "classic",
         limits: Limits = Limits(),
-        trace: str | Path | TraceWriter | None = None,
+        trace: str | Path | TraceWriter | bool | None = True,
         on_event: Callable[[dict], None] | None = None,
         constrain: bool = False,
         prose: str = "error",
@@ -341,11 +341,10 @@ class Agent:
         return ContextWindow(self.template, token_counter(self.backend), self.context_tokens, self._turn_tokens + 8)
 
     def _open_trace(self) -> tuple[TraceWriter | None, bool]:
-        if self.trace is None:
-            return None, False
-        if isinstance(self.trace, TraceWriter):
-            return self.trace, False
-        return TraceWriter(self.trace, clock=self._clock, redactor=None), True  # ``Events`` masks with ours
+        if not self.trace or isinstance(self.trace, TraceWriter):  # none (None, False), or the caller's writer
+            return self.trace or None, False
+        path = fresh_trace_path() if self.trace is True else self.trace
+        return TraceWriter(path, clock=self._clock, redactor=None), True  # ``Events`` masks with ours
 
     def _run_start(self, question: str) -> dict[str, Any]:
         return run_header(question, self.template, self.backend, self.limits, self.context_tokens, self.tools.values(),
@@ -369,7 +368,7 @@ class Agent:
         else:
             events.emit("prompt", n=n, chars=len(prompt), delta=prompt[len(previous):])
         budget = max(1, self.limits.max_total_tokens - state.tokens)
-        specs = {name: self._tool_specs[name] for name in state.tool_names}
+        specs = [self.tools[name] for name in state.tool_names]  # Tool objects: schemas and aliases
         return take_turn(self.backend, self.template, prompt, n, events, self._clock, specs=specs, prose=self.prose,
                          lang=state.lang, lead=lead, on_token=self.on_token, stop=list(self.template.stop),
                          go_on="continuation" in self.checks, max_tokens=min(self._turn_tokens, budget),

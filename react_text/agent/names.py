@@ -45,10 +45,9 @@ class LazyLlamaBackend:
 
     def __init__(self, model: str | Path) -> None:
         text = str(model).strip()
-        if not Path(text).expanduser().is_file() and ModelStore.from_env().find(text) is None:
-            known = ", ".join(e.name for e in ModelStore.from_env().catalog) or "none"
-            raise ValueError(f"unknown model {text!r}: known models are {known} (see `react-text models`), "
-                             "or pass a path to a .gguf file")
+        store = ModelStore.from_env()
+        if not Path(text).expanduser().is_file() and store.find(text) is None:
+            raise ValueError(f"{store.unknown(text)}, or pass a path to a .gguf file")
         self.model = text
         self.name = f"llama.cpp:{text}"
 

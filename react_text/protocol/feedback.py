@@ -45,11 +45,13 @@ class Voice:
     n: int = 1
     lang: Optional[str] = None
     """``zh`` words messages in Chinese; None follows the dialect's own language (Chinese for ``zh``)."""
+    tried: Optional[str] = None
+    """The offered tool the turn named: an example under it fixes the call the model meant to make."""
 
     def __init__(self, tools: Optional[ToolsView] = None, dialect: DialectLike = "classic", n: int = 1,
-                 lang: Optional[str] = None) -> None:
+                 lang: Optional[str] = None, tried: Optional[str] = None) -> None:
         fields = self.__dict__  # frozen: filled at once (one per turn that gets a message), as react_text.types.Step
-        fields["tools"], fields["dialect"], fields["n"], fields["lang"] = tools, dialect, n, lang
+        fields["tools"], fields["dialect"], fields["n"], fields["lang"], fields["tried"] = tools, dialect, n, lang, tried
 
     @property
     def style(self) -> Dialect:
@@ -84,7 +86,7 @@ class Voice:
 
     def action(self, tool: Optional[str] = None, given: Any = None) -> str:
         if tool is None:
-            tool = self.tools.names[0] if self.tools is not None and self.tools.names else "search"
+            tool = self.tried or (self.tools.names[0] if self.tools is not None and self.tools.names else "search")
         return self.style.write_action(tool, self.args(tool, given), self.n)
 
     def thought(self) -> str:

@@ -8,12 +8,13 @@ for the tool it means; everything here maps what it wrote to the canonical name
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-ToolsArg = Union[Iterable[str], Mapping[str, dict], None]
+ToolsArg = Union[Iterable[Any], Mapping[str, dict], None]  # names, schemas, Tool objects or functions
 
 FINAL_NAMES: frozenset[str] = frozenset({
     "final answer", "final_answer", "final-answer", "finalanswer", "final", "finish",
@@ -107,6 +108,8 @@ class Toolset:
 
     names: tuple[str, ...]
     schemas: Mapping[str, dict] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Folded other names (a tool's name in another language) -> the tool's name."""
 
     @functools.cached_property
     def _index(self) -> tuple[dict, dict]:
@@ -123,7 +126,7 @@ class Toolset:
         if len(name) > MAX_NAME:
             return None
         folded, keys = self._index
-        return folded.get(name.casefold()) or keys.get(fold(name))
+        return folded.get(name.casefold()) or keys.get(fold(name)) or self.aliases.get(fold(name))
 
     def suggest(self, name: str) -> Optional[str]:
         return _suggest(name, self.names) if len(name) <= MAX_NAME else suggest_tool(name, self.names)
@@ -187,6 +190,7 @@ def toolset(tools: Any) -> Optional[Toolset]:
         return Toolset(tuple(str(k) for k in tools), {str(k): v for k, v in tools.items() if isinstance(v, dict)})
     names: list[str] = []
     schemas: dict[str, dict] = {}
+    aliases: dict[str, str] = {}
     for item in tools:
         if isinstance(item, str):
             names.append(item)
@@ -198,14 +202,30 @@ def toolset(tools: Any) -> Optional[Toolset]:
             schemas[spec["name"]] = dict(spec)
         elif isinstance(getattr(item, "name", None), str):
             names.append(item.name)
+            aliases.update((fold(a), item.name) for a in getattr(item, "aliases", ()) if isinstance(a, str))
             params = getattr(item, "parameters", None)
             if isinstance(params, dict):
                 schemas[item.name] = params
+        elif callable(item) and isinstance(getattr(item, "__name__", None), str):
+            names.append(item.__name__)
+            schemas[item.__name__] = _parameters_of(item)
         else:
             raise TypeError(f"cannot read a tool name from {type(item).__name__}")
-    if not schemas:
+    if not schemas and not aliases:
         return _toolset_from_names(tuple(names))
-    return Toolset(tuple(names), schemas)
+    return Toolset(tuple(names), schemas, {k: v for k, v in aliases.items() if k not in map(fold, names)})
+
+
+def _parameters_of(fn: Any) -> dict:
+    """Argument names (and which are required) of a plain function given as a tool: enough to map a
+    positional or keyless input onto it. Types are the tool layer's business, not the parser's."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a readable signature: its name is enough
+        return {}
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return {"type": "object", "properties": {p.name: {} for p in named},
+            "required": [p.name for p in named if p.default is p.empty]}
 
 
 def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]]:

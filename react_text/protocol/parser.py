@@ -211,7 +211,7 @@ def parse(
 ) -> Step:
     """Read one model turn into a ``Step``; never raises for a ``str``.
 
-    ``tools`` (names, or a mapping name -> JSON schema) turns on forgiving name
+    ``tools`` (names, a mapping name -> JSON schema, Tool objects or plain functions) turns on forgiving name
     matching and ``unknown_tool`` errors; without it any identifier-like name
     is accepted. ``prose="final"`` makes a turn with no action and no answer
     (plain prose, or a thought alone) the final answer; the default
@@ -230,7 +230,7 @@ def parse(
     try:
         ts = toolset(tools)
     except Exception as exc:  # a malformed tools argument is the caller's bug: say so
-        raise TypeError(f"tools must be names or a name -> schema mapping: {exc}") from exc
+        raise TypeError(f"tools must be names, a name -> schema mapping, Tool objects or functions: {exc}") from exc
     try:
         return _step(text, ts, prose, (dialect, n, lang))
     except Exception as exc:  # a bug here must not take the agent down

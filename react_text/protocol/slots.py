@@ -24,12 +24,14 @@ def check_name(t: Turn, name: str, end: int, args: Any = None) -> Union[str, obj
     ``args``, when already read, let an ``unknown_tool`` message show the
     model its own values under a valid tool."""
     if t.ts is not None and name.strip() in t.ts.names:
-        return name.strip()
+        t.tried = name.strip()
+        return t.tried
     reject_placeholder(t, name, end)
     cleaned = clean_name(name)
     if t.ts is not None and cleaned:
         found = t.ts.lookup(cleaned)
         if found is not None:
+            t.tried = found
             return found
     if cleaned and is_final_name(cleaned):
         return FINAL

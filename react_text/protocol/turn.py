@@ -70,7 +70,7 @@ class Turn(Lines):
 
     __slots__ = ("ts", "style", "_voice", "_budget", "repairs", "blob_floor", "resume", "thought_labels",
                  "first_start", "final_end", "blob_thought", "stray_input", "blob_line", "stopped_at",
-                 "placeholder_err", "skip_floor", "echoes")
+                 "placeholder_err", "skip_floor", "echoes", "tried")
 
     def __init__(self, text: str, ts: Optional[Toolset], style: tuple[str, int, Optional[str]]) -> None:
         self.text = text  # Lines.__init__, inlined: one Turn is built per parse
@@ -93,12 +93,13 @@ class Turn(Lines):
         self.placeholder_err: Optional[TurnError] = None  # an echoed format example, kept while a real step may follow
         self.skip_floor = 0  # end of the echoed observation(s) a turn may open with
         self.echoes = 0  # echoed blocks skipped so far (bounded: a flood of them is not an echo)
+        self.tried: Optional[str] = None  # the last offered tool this turn named: what its corrections show
 
     @property
     def voice(self) -> feedback.Voice:
         """Who error messages speak to; built on first use, as most turns need no message."""
-        if self._voice is None:
-            self._voice = feedback.Voice(self.ts, *self.style)
+        if self._voice is None or self._voice.tried != self.tried:
+            self._voice = feedback.Voice(self.ts, *self.style, tried=self.tried)
         return self._voice
 
     @property

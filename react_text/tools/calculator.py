@@ -336,7 +336,7 @@ def format_number(value: Number) -> str:
     return format(value, ".10g")
 
 
-@tool(examples={"expression": "(4 + 6) * 2.5"}, timeout=5.0, cacheable=True, version="1")
+@tool(examples={"expression": "(4 + 6) * 2.5"}, timeout=5.0, cacheable=True, version="1", aliases=("计算器",))
 def calculator(expression: str) -> str:
     """Evaluate an arithmetic expression, such as (4 + 6) * 2.5 or sqrt(2) ** 3.
 

@@ -74,7 +74,9 @@ def load_functions(path: str | os.PathLike[str]) -> list[Any]:
         try:
             tools.append(tool(fn))
         except ToolDefinitionError as exc:
-            raise FunctionsError(f"--functions {file}: {fn.__name__}: {exc} (prefix it with _ to leave it out)") from None
+            said = str(exc)  # the signature's errors already open with the function's name
+            named = said if said.startswith(fn.__qualname__) else f"{fn.__name__}: {said}"
+            raise FunctionsError(f"--functions {file}: {named} (prefix it with _ to leave it out)") from None
     return tools
 
 

@@ -197,4 +197,5 @@ def search_files(folder: str | os.PathLike[str], *, name: str = SEARCH_TOOL, max
                     "(a few keywords work best).",
         max_chars=max_chars,
         examples={"query": "opening hours"},
+        aliases=("搜索",) if name == "search" else (),
     )(search)

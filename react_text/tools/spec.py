@@ -55,6 +55,8 @@ class Tool:
     runs in a persistent cache, keyed by ``name``, the function's module and
     qualified name, ``version`` (without one, a hash of the function's code)
     and the arguments; bump ``version`` when the tool's behaviour changes.
+    ``aliases`` are other names a model may write for it (its name in another
+    language: ``计算器``); the parser reads them as ``name``, the prompt shows ``name``.
     """
 
     name: str
@@ -66,6 +68,7 @@ class Tool:
     side_effects: bool = False
     cacheable: bool = False
     version: str = ""
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
@@ -83,6 +86,8 @@ class Tool:
                                       "(a cached call would skip the effect)")
         if not isinstance(self.version, str):
             raise ToolDefinitionError(f"tool {self.name!r}: version must be a string, got {self.version!r}")
+        if not isinstance(self.aliases, tuple) or not all(isinstance(a, str) and a.strip() for a in self.aliases):
+            raise ToolDefinitionError(f"tool {self.name!r}: aliases must be a tuple of names")
         check_parameters(self.name, self.parameters)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -142,20 +147,20 @@ class Tool:
 def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
          timeout: float | None = DEFAULT_TIMEOUT, max_chars: int = DEFAULT_MAX_CHARS,
          examples: Mapping[str, Any] | None = None, side_effects: bool = False, cacheable: bool = False,
-         version: str = "") -> Any:
+         version: str = "", aliases: tuple[str, ...] = ()) -> Any:
     """Declare a tool from a function's type hints and docstring; bare or with options.
 
     ``examples`` maps argument names to a concrete value shown to the model in
     error messages and tool descriptions (a real value teaches better than a
     placeholder, which small models echo back). ``side_effects``,
-    ``cacheable`` and ``version``: see :class:`Tool`.
+    ``cacheable``, ``version`` and ``aliases``: see :class:`Tool`.
     """
 
     def build(func: Callable[..., Any]) -> Tool:
         doc_description, parameters = schema_from_function(func, examples=examples)
         return Tool(name=name or func.__name__, description=description or doc_description,
                     parameters=parameters, fn=func, timeout=timeout, max_chars=max_chars,
-                    side_effects=side_effects, cacheable=cacheable, version=version)
+                    side_effects=side_effects, cacheable=cacheable, version=version, aliases=aliases)
 
     return build(fn) if fn is not None else build
 

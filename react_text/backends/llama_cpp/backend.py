@@ -21,6 +21,7 @@ from ..chat_template import render_chat_template
 from ..stops import StopCutter
 from .generation import TOP_K, Generation, Listener, ListenerFailed, sample
 from .ledger import PromptPlan, TokenLedger, Vocabulary
+from .interrupt import Interrupt
 from .loading import DecodeCounter, LoadSettings, captured_stderr_fd, load_llama
 from .options import default_gpu_layers, default_threads, flash_attn_supported, gpu_offload_supported
 
@@ -107,6 +108,7 @@ class LlamaCppBackend:
         self._controls: Any = None  # ids of control tokens (<|im_start|>, ...), found on first grammar use
         self._ledger = TokenLedger()
         self._lock = threading.Lock()
+        self._interrupt = Interrupt(self._lib, self._llm._ctx.ctx)
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -257,6 +259,9 @@ class LlamaCppBackend:
         except ListenerFailed as failed:  # the caller's own error (a closed socket, Ctrl-C), not llama.cpp's
             self._ledger = TokenLedger()
             raise failed.error from None
+        except KeyboardInterrupt:  # the cache may hold part of an aborted batch: forget what it holds
+            self._ledger = TokenLedger()
+            raise
         except Exception as exc:  # llama.cpp decode failures surface as assorted exceptions
             self._ledger = TokenLedger()
             raise BackendError(f"llama.cpp failed while generating: {exc}") from exc
@@ -276,8 +281,9 @@ class LlamaCppBackend:
         lib.llama_perf_context_reset(llm._ctx.ctx)
         gate = self._gate(grammar, temperature) if grammar is not None else None
         try:
-            return sample(llm, lib, self._vocabulary, self._evaluated, tokens, budget=budget,
-                          temperature=temperature, gate=gate, cutter=StopCutter(stop, listener))
+            with self._interrupt.watching():
+                return sample(llm, lib, self._vocabulary, self._evaluated, tokens, budget=budget,
+                              temperature=temperature, gate=gate, cutter=StopCutter(stop, listener))
         finally:
             if gate is not None:
                 gate.close()

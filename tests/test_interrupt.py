@@ -1,0 +1,79 @@
+"""Ctrl-C inside llama.cpp: the abort callback reads a flag that Ctrl-C sets (no model needed here;
+tests/test_backend_llama.py interrupts the real one)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import threading
+
+import pytest
+
+from react_text.backends.llama_cpp.interrupt import Interrupt
+
+
+class FakeLib:
+    """llama.cpp's two functions the mechanism uses: the callback type, and setting it on a context."""
+
+    ggml_abort_callback = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
+
+    def __init__(self) -> None:
+        self.callback = None
+
+    def llama_set_abort_callback(self, ctx, callback, data) -> None:
+        self.callback = callback
+
+
+def decode(lib: FakeLib, nodes: int = 1000) -> str:
+    """A decode as llama.cpp runs it: the callback asked between graph nodes; aborted, it fails."""
+    for node in range(nodes):
+        if node == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives mid-batch
+        if lib.callback(None):
+            raise RuntimeError("llama_decode returned 2")
+    return "done"
+
+
+def test_ctrl_c_during_a_decode_aborts_it_and_raises_keyboard_interrupt():
+    lib = FakeLib()
+    interrupt = Interrupt(lib, ctx=None)
+    with pytest.raises(KeyboardInterrupt):
+        with interrupt.watching():
+            decode(lib)
+    assert interrupt.aborts == 1
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not interrupt.requested and not lib.callback(None)  # the next generation starts clean
+
+
+def test_without_ctrl_c_the_callback_never_aborts_and_errors_pass_through():
+    lib = FakeLib()
+    interrupt = Interrupt(lib, ctx=None)
+    with interrupt.watching():
+        assert not lib.callback(None)
+    with pytest.raises(ValueError):
+        with interrupt.watching():
+            raise ValueError("llama.cpp's own failure")
+    assert interrupt.aborts == 0
+
+
+def test_outside_the_main_thread_or_under_a_programs_own_handler_nothing_is_installed(monkeypatch):
+    lib = FakeLib()
+    interrupt = Interrupt(lib, ctx=None)
+    seen = []
+
+    def worker() -> None:
+        with interrupt.watching():
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen == [signal.default_int_handler]
+
+    def own(signum, frame) -> None:
+        pass
+
+    monkeypatch.setattr(signal, "getsignal", lambda _sig: own)
+    with interrupt.watching():
+        pass  # left alone: the program's handler decides what Ctrl-C means
