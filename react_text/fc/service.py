@@ -96,7 +96,8 @@ class ChatService:
                 self._model_lock.release()
                 if self.trace:
                     write_request_trace(request.messages, request.tools, model=self.config.model_name,
-                                        template=self.template.name, result=result,
+                                        template=(result or {}).get("template", {}).get("name")
+                                        or getattr(self.template, "name", self.template), result=result,
                                         error=None if result is not None else "the request failed")
         finally:
             with self._count_lock:
