@@ -2,7 +2,8 @@
 
 A figure in the Markdown is written between markers, ``<!-- fig:KEY -->44/60<!-- /fig -->``
 (the comments do not show on the repository page). ``python scripts/figures.py`` rewrites every
-marked figure from ``results/compare/summary.json``, ``bench/peers.md`` and ``suites/``;
+marked figure from ``results/compare/summary.json``, ``results/baselines/summary.json`` (the test
+split, agent against the no-agent baselines), ``bench/peers.md`` and ``suites/``;
 ``python scripts/figures.py --check`` (and tests/test_docs.py) fails when one is out of date or a
 marker names no figure. After a new compare run is committed, run it without ``--check``.
 """
@@ -64,9 +65,26 @@ def peer_figures(peers: str) -> dict[str, str]:
             "peers.hostile_max": f"{slowest.group(1)} s"}
 
 
+def payoff_figures(summary: dict, prefix: str) -> dict[str, str]:
+    """Cells of a split run (``test.qwen2.5-coder-0.5b.rag.solved``…) and its agent-versus-baseline verdict
+    (``test.qwen2.5-coder-0.5b.payoff``: points ahead, won/lost and p)."""
+    out = {f"{prefix}.{k}": v for k, v in compare_figures(summary).items()}
+    for entry in summary.get("agent_vs_baseline", []):
+        best = entry["best"]
+        cost = best["cost_per_task"]
+        key = f"{prefix}.{entry['model']}"
+        out[f"{key}.payoff"] = (f"{best['points']:+.0f} points, {best['only_agent']} won / {best['only_baseline']} lost, "
+                                f"p = {best['p_value']:.3f}")
+        out[f"{key}.calls"] = f"{cost['agent']['calls']:.1f} vs {cost['baseline']['calls']:.1f}"
+        out[f"{key}.tokens_out"] = f"{cost['agent']['tokens_out']:.0f} vs {cost['baseline']['tokens_out']:.0f}"
+    return out
+
+
 def figures(root: Path = ROOT) -> dict[str, str]:
     summary = json.loads((root / "results" / "compare" / "summary.json").read_text(encoding="utf-8"))
     out = compare_figures(summary)
+    baselines = json.loads((root / "results" / "baselines" / "summary.json").read_text(encoding="utf-8"))
+    out.update(payoff_figures(baselines, "baselines"))
     out.update(peer_figures((root / "bench" / "peers.md").read_text(encoding="utf-8")))
     out.update(suite_figures(root / "suites"))
     return out
