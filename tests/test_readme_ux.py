@@ -18,14 +18,15 @@ def test_readme_opens_with_its_two_commands_then_says_why():
     assert "<!-- fig:peers.ours -->100%<!-- /fig -->" in why and "bench/peers.md" in why
 
 
-def test_what_to_expect_states_the_default_cell_from_the_committed_report():
-    """The section names the default model's classic cell by markers; tests/test_docs.py checks their values."""
-    section = README[README.index("## What to expect"):]
-    for key in ("solved", "rate", "seconds", *CATEGORIES):
-        assert f"<!-- fig:qwen2.5-coder-0.5b.classic.{key} -->" in section, key
-
-
-CATEGORIES = ("arithmetic", "distractor", "lookup", "multihop", "tools", "unanswerable")
+def test_what_to_expect_leads_with_the_test_split_agent_beside_its_baselines():
+    """The section opens with the default model's test-split figures, the agent and the no-agent baselines
+    side by side (issue #29), before the tuning half's; tests/test_docs.py checks every value."""
+    section = README[README.index("## What to expect"):README.index("## More")]
+    test_split = section.index("<!-- fig:baselines.")
+    assert "`test` split" in section[:test_split]
+    for key in ("classic.solved", "classic.rate", "rag.solved", "direct.solved", "payoff", "calls", "tokens_out"):
+        assert f"<!-- fig:baselines.qwen2.5-coder-0.5b.{key} -->" in section, key
+    assert section.index("<!-- fig:baselines.") < section.index("<!-- fig:qwen2.5-coder-0.5b.classic.solved -->")
 
 
 def test_models_table_matches_the_catalog():
