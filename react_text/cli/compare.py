@@ -14,6 +14,7 @@ from ..eval.compare import run_compare, write_report
 from ..checks import ALL_CHECKS, CHECKS, NO_CHECKS, CheckName, describe
 from ..eval.planning import CHECKS_LABEL, CompareError, CompareSpec, planned_task_ids, select
 from ..eval.records import load_results
+from ..eval.splits import SELECTIONS
 from ..redaction import Redactor
 from .options import (
     add_checks_option,
@@ -52,6 +53,9 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turn-tokens", type=int, default=192)
     p.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per task")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks of the suite")
+    p.add_argument("--split", choices=SELECTIONS, default="all",
+                   help="only the suite's dev or test tasks (the shipped suites give each task one); figures to "
+                        "report come from test. Default all: every task, so a suite of your own needs no split")
     p.add_argument("--per-group", type=int, default=None,
                    help="only the first N tasks of each (category, language): a stratified sample")
     p.add_argument("--report-only", action="store_true",
@@ -97,6 +101,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         limit=args.limit,
         per_group=args.per_group,
+        split=args.split,
         parallel_tools=args.parallel,
         tool_cache=None if args.cache is None else str(tool_cache(args).folder),
         context_tokens=args.ctx,
@@ -125,7 +130,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not records:
         print("no results yet", file=sys.stderr)
         return 1
-    paths = write_report(records, spec.out_dir, command=command)
+    paths = write_report(records, spec.out_dir, command=command, split=spec.split)
     print(report.terminal_table(metrics.summarize(records)))
     for kind, path in paths.items():
         print(f"{kind}: {path}")

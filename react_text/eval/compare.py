@@ -222,8 +222,13 @@ def _default_factory(spec: CompareSpec, prepared: Prepared, slot_urls: list[str]
 
 
 def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | None = None,
-                 title: str = "react-text compare") -> dict[str, Path]:
-    """Write report.md, summary.json, chart.svg and report.html; return their paths."""
+                 title: str = "react-text compare", split: str = "all") -> dict[str, Path]:
+    """Write report.md, summary.json, chart.svg and report.html; return their paths.
+
+    ``split`` is the part of the suite the records ran on: the title names it, so a figure is never
+    quoted without saying whether it came from the tasks the engine was built on."""
+    if split != "all":
+        title = f"{title}: {split} split"
     summaries = metrics.summarize(records)
     disagreements = metrics.disagreements(records)
     effects = metrics.grammar_effects(summaries, records)
@@ -241,7 +246,8 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
                         effects=effects, verdicts=verdicts),
         encoding="utf-8",
     )
-    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts), encoding="utf-8")
+    paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts, split=split),
+                             encoding="utf-8")
     paths["html"].write_text(
         report.html_page(summaries, disagreements, title=title, command=command, effects=effects,
                          verdicts=verdicts),

@@ -19,6 +19,7 @@ from ..tools.builtins import default_tools
 from ..tools.functions import FunctionsError, load_functions
 from ..tools.spec import Tool
 from .records import record_key
+from .splits import in_selection
 from .suite_tools import SUITE_TOOLS
 from .suites import BUILTIN_TOOLS, Suite, Task, load_suite
 from .toolbox import TOOLBOX, toolbox_tools
@@ -52,6 +53,8 @@ class CompareSpec:
     group: a stratified sample that keeps every kind of task in the report
     when the whole suite would take too long. Resuming with a larger value (or
     none) adds the missing tasks and keeps what was run."""
+    split: str = "all"
+    """Run only the tasks of this split (``dev``, ``test``) or every task (``all``); see ``splits``."""
     command: str | None = None
     extra: dict = field(default_factory=dict)
     parallel_tools: int = 1
@@ -158,7 +161,14 @@ def _load_suite(spec: CompareSpec) -> Suite:
 
 
 def _sample(suite: Suite, spec: CompareSpec) -> tuple[Task, ...]:
-    tasks = sample_tasks(suite.tasks, per_group=spec.per_group)
+    try:
+        chosen = [t for t in suite.tasks if in_selection(t.split, spec.split)]
+    except ValueError as exc:
+        raise CompareError(str(exc)) from exc
+    if not chosen:
+        raise CompareError(f"suite {spec.suite!r} has no task in the {spec.split!r} split "
+                           "(a task's \"split\" field says which; use --split all for a suite without one)")
+    tasks = sample_tasks(chosen, per_group=spec.per_group)
     return tasks[: spec.limit] if spec.limit else tasks
 
 

@@ -208,7 +208,8 @@ def _paired_json(pair: Paired | None) -> dict | None:
 
 
 def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disagreement],
-                 effects: Sequence[GrammarEffect] = (), verdicts: Sequence[Verdict] = ()) -> str:
+                 effects: Sequence[GrammarEffect] = (), verdicts: Sequence[Verdict] = (), *,
+                 split: str = "all") -> str:
     cells = []
     for s in summaries:
         item = asdict(s)
@@ -220,6 +221,7 @@ def summary_json(summaries: Sequence[CellSummary], disagreements: Sequence[Disag
         cells.append(item)
     return json.dumps(
         {
+            "split": split,
             "recommendations": [
                 {"model": v.model, "use": v.best.name, "template": v.best.template, "constrain": v.best.constrain,
                  "solved": v.best.solved, "tasks": v.best.tasks, "ci": [v.best.ci_low, v.best.ci_high],

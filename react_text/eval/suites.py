@@ -19,21 +19,14 @@ from typing import Any, Iterable, Union
 import regex
 
 from react_text.eval.answers import MATCH_KINDS, answer_matches, parse_tolerance
+from react_text.eval.splits import SPLITS
 from react_text.eval.suite_tools import SUITE_TOOLS
 
 _DATA_PACKAGE = "react_text.suites"
 
 __all__ = [
-    "BUILTIN_TOOLS",
-    "Suite",
-    "SuiteError",
-    "SuiteProblem",
-    "Task",
-    "builtin_corpus_dir",
-    "list_suites",
-    "load_suite",
-    "match_answer",
-    "parse_suite",
+    "BUILTIN_TOOLS", "Suite", "SuiteError", "SuiteProblem", "Task", "builtin_corpus_dir",
+    "list_suites", "load_suite", "match_answer", "parse_suite",
 ]
 
 BUILTIN_TOOLS: frozenset[str] = frozenset({"calculator", "search", "current_time"}) | frozenset(SUITE_TOOLS)
@@ -45,7 +38,7 @@ SuiteSpec = Union[str, Path]
 _ID = regex.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 _LANG = regex.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 _REQUIRED = ("id", "question", "match", "tools", "lang", "category")
-_OPTIONAL = ("expected", "tolerance", "note", "check", "evidence", "absent", "calls")
+_OPTIONAL = ("expected", "tolerance", "note", "check", "evidence", "absent", "calls", "split")
 
 
 @dataclass(frozen=True)
@@ -75,6 +68,7 @@ class Task:
     calls: tuple[tuple[str, Any], ...] | None = None
     """The tool calls a right first turn makes, as (tool, arguments) pairs; ``()``
     when no offered tool fits. Read by the function-calling benchmark."""
+    split: str | None = None  # "dev" or "test" (react_text.eval.splits); None when the suite gives none
     source: str = ""
     line: int = 0
 
@@ -285,6 +279,8 @@ def _check_record(record: Any, known_tools: frozenset[str] | None) -> list[str]:
             reasons.append(f"{key!r} must be a list of non-empty strings")
     if "match" in record:
         reasons.extend(_check_expected(record))
+    if "split" in record and record["split"] not in SPLITS:
+        reasons.append(f"'split' must be one of {', '.join(map(repr, SPLITS))}")
     if "calls" in record and not _valid_calls(record["calls"]):
         reasons.append("'calls' must be a list of {\"tool\": name, \"args\": {...}} objects")
     return reasons
@@ -376,6 +372,7 @@ def _task(record: dict, source: str, line: int) -> Task:
         evidence=tuple(record.get("evidence", ())),
         absent=tuple(record.get("absent", ())),
         calls=None if "calls" not in record else tuple((c["tool"], c.get("args", {})) for c in record["calls"]),
+        split=record.get("split"),
         source=source,
         line=line,
     )
