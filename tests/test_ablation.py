@@ -9,9 +9,9 @@ import pytest
 
 from react_text.agent.loop import Agent
 from react_text.backends.scripted import ScriptedBackend
-from react_text.checks import CHECKS
+from react_text.checks import ALL_CHECKS, CHECKS
 from react_text.cli.compare import ablation_cells
-from react_text.checks import ALL_CHECKS
+from react_text.cli.main import main
 from react_text.eval import compare
 from react_text.eval.ablation import copies, effects, fired_checks, markdown
 from react_text.eval.planning import CompareSpec
@@ -163,8 +163,8 @@ def test_an_ablation_reruns_only_the_tasks_a_switched_off_check_fired_in(tmp_pat
     assert by[("classic checks=-rounding", "fires")]["answer"] == "2.333333"
     assert by[("classic checks=-rounding", "fires")].get("copied_from") is None
     assert by[("classic checks=-echo", "fires")]["copied_from"] == "classic"
-    compare.write_report(records, spec.out_dir)
-    compare.write_ablation(records, spec.out_dir, cells)
+    assert main(["compare", "--report-only", "--ablate", "--suite", str(suite), "--models", "fake", "--templates",
+                 "classic", "--backend", "http", "--url", "http://127.0.0.1:9", "--out", str(spec.out_dir)]) == 0
     summary = json.loads((spec.out_dir / "summary.json").read_text())
     rounding = next(e for e in summary["ablation"] if e["label"] == "classic checks=-rounding")
     assert (rounding["lost"], rounding["rerun"], rounding["copied"], rounding["off"]) == (1, 1, 1, ["rounding"])
