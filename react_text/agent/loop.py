@@ -23,7 +23,7 @@ from ..backends.base import Backend, BackendError, context_size, token_counter
 from ..checks import CheckSpec, parse_checks
 from ..prompting.context import Entry
 from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
-from ..prompting.facts import thought_lead
+from ..prompting.facts import named_lead
 from ..prompting.opening import first_prompt, follow_up
 from ..prompting.templates import TemplateError
 from ..protocol.dialects import format_action
@@ -244,15 +244,15 @@ class Agent:
             lead = decision.lead if isinstance(decision, Retry) else self._evidence(run, decision, record)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
-        """The quote that opens the next thought (``prompting.facts.thought_lead``); empty without one."""
+        """The quote that opens the next thought (``prompting.facts.named_lead``, named in the trace); empty without one."""
         if not (isinstance(decision, (RunTool, RunTools)) and record.observation_text):
             return ""
         state = run.state
-        lead = thought_lead(state.question, [seen.text for seen in state.seen], state.lang, state.tool_names,
-                            facts="facts" in self.checks, evidence="evidence" in self.checks) or ""
-        if lead:
-            run.events.emit("evidence", n=record.n + 1, lead=lead)
-        return lead
+        found = named_lead(state.question, [seen.text for seen in state.seen], state.lang, state.tool_names,
+                           facts="facts" in self.checks, evidence="evidence" in self.checks)
+        if found:
+            run.events.emit("evidence", n=record.n + 1, lead=found[1], check=found[0])
+        return found[1] if found else ""
 
     def _second_look(self, run: _Progress, decision: Finish, n: int) -> Decision:
         """Before a refusal stands, one search with the question's words (``second_look``)."""

@@ -10,12 +10,12 @@ from typing import Sequence
 
 from ..catalog import DEFAULT_MODEL
 from ..eval import metrics, report
-from ..eval.compare import run_compare, write_report
+from ..eval.compare import run_ablation, run_compare, write_ablation, write_report
 from ..checks import ALL_CHECKS, CHECKS, NO_CHECKS, CheckName, describe
 from ..eval.planning import CHECKS_LABEL, CompareError, CompareSpec, planned_task_ids, select
 from ..eval.records import load_results
-from ..redaction import Redactor
 from ..eval.splits import SELECTIONS
+from ..redaction import Redactor
 from .options import (
     add_checks_option,
     add_functions_option,
@@ -75,16 +75,22 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
 def cell_labels(templates: Sequence[str], checks: frozenset[CheckName], *, ablate: bool = False) -> tuple[str, ...]:
     """The report's cells per template: ``classic`` (every check), ``classic checks=-rounding``, ...; with
     ``ablate``, the ``checks`` set, none, and the set with each of its checks off."""
-    variants = [checks]
-    if ablate:
-        variants += [NO_CHECKS, *(checks - {c.name} for c in CHECKS if c.name in checks)]
     labels = []
-    for template in templates:
-        for variant in variants:
-            label = template if variant == ALL_CHECKS else f"{template}{CHECKS_LABEL}{describe(variant)}"
-            if label not in labels:
-                labels.append(label)
-    return tuple(labels)
+    for base, cells in ablation_cells(templates, checks).items():
+        labels += [base, *(cells if ablate else ())]
+    return tuple(dict.fromkeys(labels))
+
+
+def ablation_cells(templates: Sequence[str], checks: frozenset[CheckName]) -> dict[str, dict[str, frozenset[str]]]:
+    """Per template, its cell with the ``checks`` set -> {the label of each ablation cell (none, and each
+    check off): the checks that cell switches off}."""
+    variants = [NO_CHECKS, *(checks - {c.name} for c in CHECKS if c.name in checks)]
+    return {_label(template, checks): {_label(template, v): frozenset(checks - v) for v in variants if v != checks}
+            for template in templates}
+
+
+def _label(template: str, checks: frozenset[CheckName]) -> str:
+    return template if checks == ALL_CHECKS else f"{template}{CHECKS_LABEL}{describe(checks)}"
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -122,7 +128,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         if args.report_only:
             records = select(load_results(spec.out_dir / "results.jsonl"), spec, planned_task_ids(spec))
         else:
-            records = run_compare(spec)
+            records = run_ablation(spec, ablation_cells(args.templates, args.checks)) if args.ablate else run_compare(spec)
     except CompareError as exc:
         print(f"react-text compare: {with_template_hint(str(exc))}", file=sys.stderr)
         return 2
@@ -134,6 +140,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print("no results yet", file=sys.stderr)
         return 1
     paths = write_report(records, spec.out_dir, command=command, split=spec.split)
+    if args.ablate:
+        write_ablation(records, spec.out_dir, ablation_cells(args.templates, args.checks))
     print(report.terminal_table(metrics.summarize(records)))
     for kind, path in paths.items():
         print(f"{kind}: {path}")

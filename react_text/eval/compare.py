@@ -8,10 +8,12 @@ What to run is decided in ``planning``; each record is built and written by ``re
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import threading
 import time
+from dataclasses import asdict, replace
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Mapping, Sequence, TextIO
@@ -23,9 +25,11 @@ from ..backends.pool import Server, TaskQueue, WatchedBackend, parse_servers
 from ..redaction import safe_url
 from ..tools.cache import ToolCache
 from ..tools.search import search_files
-from . import metrics, payoff, report
+from ..trace import read_trace
+from . import ablation, metrics, payoff, report
+from .ablation import copies, fired_checks
 from .baselines import SEARCH, baseline_record, is_baseline, run_baseline, write_trace
-from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, task_tools,
+from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, select, task_tools,
                        template_checks)
 from .progress import Progress
 from .records import ResultsFile, crash_record, example_value, load_results, record_from_run
@@ -81,6 +85,24 @@ def run_compare(
         raise CompareError(f"every server failed ({failed}); {len(queue.unrun)} task(s) "
                            f"were not run and are not in {results_path}: run the same command again to resume")
     return plan.kept + runner.new_records
+
+
+def run_ablation(spec: CompareSpec, cells: Mapping[str, Mapping[str, frozenset[str]]], **options) -> list[dict]:
+    """``run_compare`` for an ablation: the base cells first (each key of ``cells``), then every other
+    cell takes the base records no switched-off check fired in (``ablation.copies``; ``cells[base]`` maps
+    each of its cells' labels to the checks it switches off), and only the rest run."""
+    bases = tuple(label for label in spec.templates if label in cells)
+    run_compare(replace(spec, templates=bases), **options)
+    path = spec.out_dir / "results.jsonl"
+    records = select(load_results(path), spec)
+    writer = ResultsFile(path)
+    try:
+        for base, off in cells.items():
+            for record in copies(records, base, off):
+                writer.append(record)
+    finally:
+        writer.close()
+    return run_compare(spec, **options)
 
 
 class _CellRunner:
@@ -191,6 +213,7 @@ class _CellRunner:
         record = record_from_run(task, result, model=model, template=template_name, constrain=constrain,
                                  trace=trace, wall_seconds=time.monotonic() - started)
         record["example_value"] = example_value(agent, task, result)
+        record["fired"] = sorted(fired_checks(read_trace(trace)))  # what an ablation cell may copy (``ablation``)
         if len(self.servers) > 1:
             record["server"] = safe_url(self.slot_urls[worker])
         return record
@@ -301,3 +324,16 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
         encoding="utf-8",
     )
     return paths
+
+
+def write_ablation(records: Sequence[Mapping], out_dir: Path, cells: Mapping[str, Mapping[str, frozenset[str]]]) -> None:
+    """Add the ablation (``ablation.effects`` per base cell) to report.md and summary.json ("ablation")."""
+    found = {base: ablation.effects(records, base, list(off)) for base, off in cells.items()}
+    with (out_dir / "report.md").open("a", encoding="utf-8") as fh:
+        for base, cell_effects in found.items():
+            fh.write("\n" + ablation.markdown(cell_effects, base))
+    summary_path = out_dir / "summary.json"
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary["ablation"] = [{**asdict(e), "base": base, "off": sorted(cells[base][e.label]), "p_value": e.p_value}
+                           for base, cell_effects in found.items() for e in cell_effects]
+    summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 from os.path import commonprefix
+from typing import Literal
 
 from ..protocol.question import numbers_in
 from ..tools.calculator import CALCULATOR_TOOL
 from ..lexicon import zh
 from .evidence import COVERAGE, MAX_QUOTE, Sentence, evidence_lead, quote, read_sentences, terms
 
-__all__ = ["combining_facts", "facts_lead", "operation", "thought_lead"]
+__all__ = ["combining_facts", "facts_lead", "named_lead", "operation", "thought_lead"]
 
 _OPERATIONS: tuple[tuple[str, re.Pattern[str], str, str], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE), en, zh) for name, pattern, en, zh in (
@@ -153,5 +154,15 @@ def thought_lead(question: str, observations: list[str], lang: str, tool_names: 
     """The quote that opens the next thought after ``observations`` (oldest first): the facts a combining
     question computes with (when a calculator is offered to compute them), else the newest result's
     answering sentence (``evidence``), else None. ``facts`` and ``evidence`` switch either off."""
+    found = named_lead(question, observations, lang, tool_names, facts=facts, evidence=evidence)
+    return found[1] if found else None
+
+
+def named_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...], *,
+               facts: bool = True, evidence: bool = True) -> tuple[Literal["facts", "evidence"], str] | None:
+    """``thought_lead`` with the lead that made it, for the trace: an ablation must know which one acted."""
     lead = facts_lead(question, observations, lang) if facts and CALCULATOR_TOOL in tool_names else None
-    return lead or (evidence_lead(question, observations[-1], lang) if evidence and observations else None)
+    if lead:
+        return "facts", lead
+    lead = evidence_lead(question, observations[-1], lang) if evidence and observations else None
+    return ("evidence", lead) if lead else None
