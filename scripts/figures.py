@@ -3,7 +3,8 @@
 A figure in the Markdown is written between markers, ``<!-- fig:KEY -->44/60<!-- /fig -->``
 (the comments do not show on the repository page). ``python scripts/figures.py`` rewrites every
 marked figure from ``results/compare/summary.json``, ``results/baselines/summary.json`` (the test
-split, agent against the no-agent baselines), ``bench/peers.md`` and ``suites/``;
+split, agent against the no-agent baselines), ``results/checks/summary.json`` (the check ablation),
+``bench/peers.md`` and ``suites/``;
 ``python scripts/figures.py --check`` (and tests/test_docs.py) fails when one is out of date or a
 marker names no figure. After a new compare run is committed, run it without ``--check``.
 """
@@ -80,11 +81,24 @@ def payoff_figures(summary: dict, prefix: str) -> dict[str, str]:
     return out
 
 
+def ablation_figures(summary: dict) -> dict[str, str]:
+    """The check ablation (``checks.qwen2.5-coder-0.5b.none``: solved, and lost/gained against all checks on)."""
+    out: dict[str, str] = {}
+    for row in summary.get("ablation", []):
+        key = f"checks.{row['model']}{'+c' if row['constrain'] else ''}"
+        out[f"{key}.all"] = f"{row['base_solved']}/{row['tasks']}"
+        name = "none" if len(row["off"]) > 1 else row["off"][0]
+        out[f"{key}.{name}"] = (f"{row['solved']}/{row['tasks']} ({row['lost']} lost, {row['gained']} gained, "
+                                f"p = {row['p_value']:.2g})")
+    return out
+
+
 def figures(root: Path = ROOT) -> dict[str, str]:
     summary = json.loads((root / "results" / "compare" / "summary.json").read_text(encoding="utf-8"))
     out = compare_figures(summary)
     baselines = json.loads((root / "results" / "baselines" / "summary.json").read_text(encoding="utf-8"))
     out.update(payoff_figures(baselines, "baselines"))
+    out.update(ablation_figures(json.loads((root / "results" / "checks" / "summary.json").read_text(encoding="utf-8"))))
     out.update(peer_figures((root / "bench" / "peers.md").read_text(encoding="utf-8")))
     out.update(suite_figures(root / "suites"))
     return out
