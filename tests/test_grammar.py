@@ -31,6 +31,10 @@ from react_text.grammar.terms import Alt as _Alt, Class as _Class, Lit as _Lit, 
 from react_text.grammar.terms import Rep as _Rep, Seq as _Seq  # noqa: E402
 
 DIALECT_NAMES = sorted(DIALECTS)
+# The text protocols: a thought line, then an action or a labelled final answer. The model's own format
+# (native) answers in plain text and its grammar admits only the call; its grammar tests are in
+# tests/test_native_protocol.py.
+TEXT_DIALECTS = [d for d in DIALECT_NAMES if d != "native"]
 FINALS = {"final answer", "final_answer", "finish", "answer", "final"}
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -269,7 +273,7 @@ def test_rendered_action_is_admitted_and_parses_back(dialect, case, llama):
     assert step.actions[0].args == expected_args(dialect, args)
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
 @SETTINGS
 @given(tools=toolsets(), thought=WORDS, answer=WORDS, n=st.integers(1, 9))
 def test_rendered_final_answer_is_admitted_and_parses_back(dialect, tools, thought, answer, n, llama):
@@ -399,7 +403,7 @@ def test_placeholder_argument_strings_are_left_to_the_parser(dialect, llama):
     assert step.error is not None and step.error.code == "placeholder"
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
 def test_unicode_answer_and_thought(dialect, llama):
     tools = {"lookup": {"type": "object", "properties": {"term": {"type": "string"}}, "required": ["term"]}}
     gbnf = build_grammar(dialect, tools)
@@ -437,7 +441,7 @@ TAILS = [
 ]
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
 @SETTINGS
 @given(case=calls(), data=st.data())
 def test_malformed_turns_are_rejected(dialect, case, data, llama):
@@ -487,7 +491,7 @@ def test_malformed_turns_are_rejected(dialect, case, data, llama):
 CALC = {"calc": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
 def test_json_blob_or_brackets_in_thought_are_rejected(dialect, llama):
     """A blob in the thought could be read as a second action, so the thought cannot hold one."""
     tools = CALC
@@ -508,7 +512,7 @@ def test_final_answer_can_be_switched_off(dialect, llama):
     assert grammar_matches(gbnf, completion)
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
 def test_turn_may_end_after_the_thought_only_when_allowed(dialect, llama):
     """How a model declines every tool under a grammar (the shim's tool_choice "auto")."""
     tools = CALC
@@ -523,7 +527,7 @@ def test_turn_may_end_after_the_thought_only_when_allowed(dialect, llama):
     assert_rejected(lenient, " No tool fits.\nObservation: 4", llama)
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
 def test_bounds_hold(dialect, llama):
     tools = CALC
     gbnf = build_grammar(dialect, tools, max_thought_chars=10, max_answer_chars=5, max_string_chars=4)
