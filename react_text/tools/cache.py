@@ -196,7 +196,7 @@ class ToolCache:
             return False
         path = self._path(tool, key)
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_dir(path.parent)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         except OSError:
             return False
