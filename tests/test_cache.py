@@ -293,3 +293,28 @@ def test_compare_runs_tasks_with_parallel_calls_the_cache_and_a_context_window(t
     assert first[0]["limits"]["max_parallel_tools"] == 2 and first[0]["context_tokens"] == 3000
     assert sorted(e["call_id"] for e in first if e["event"] == "tool_call") == ["1.1", "1.2"]
     assert [e["scope"] for e in second if e["event"] == "cache_hit"] == ["disk", "disk"]
+
+
+def test_the_first_writers_racing_for_the_key_all_store(tmp_path):
+    """Parallel tool calls may make a fresh cache's HMAC key at the same moment: none may read it half-written
+    and drop its entry (seen in CI: two parallel calls, one entry stored)."""
+    @tool(cacheable=True, version="1")
+    def double(x: int) -> int:
+        """Twice x."""
+        return 2 * x
+
+    for attempt in range(20):
+        cache = ToolCache(tmp_path / str(attempt))
+        start = threading.Barrier(8)
+        stored = []
+
+        def put(i: int) -> None:
+            start.wait()
+            stored.append(cache.put(double, {"x": i}, 2 * i))
+
+        threads = [threading.Thread(target=put, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert stored == [True] * 8, (attempt, stored)

@@ -148,13 +148,20 @@ class ToolCache:
             return None
         try:
             private_dir(self.folder)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return self._secret(False)  # another run made it first
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-key-")  # 0600
         except OSError:
             return None
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(secrets.token_bytes(32))
+            os.link(tmp, path)  # the key appears whole or not at all: a racing writer never reads it half-made
+        except FileExistsError:
+            pass  # another writer made it first; use theirs
+        except OSError:
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         return self._secret(False)
 
     def get(self, tool: Tool, args: Args | None) -> Hit | None:
