@@ -14,6 +14,10 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from react_text.protocol import jsonish
 
 ROOT = Path(__file__).resolve().parent.parent
 FROZEN = ROOT / "tests" / "data" / "parser_equivalence.jsonl.gz"
@@ -51,3 +55,14 @@ def test_the_frozen_set_is_large_and_varied() -> None:
               else "final" if item["step"].get("final_answer") is not None else "raises") for item in ITEMS}
     assert len(ITEMS) > 7000
     assert kinds == {"error", "action", "final", "raises"}
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+                           max_leaves=8)
+
+
+@given(st.dictionaries(st.text(), st.text(), max_size=6) | JSON_VALUES)
+def test_dumps_writes_what_json_dumps_writes(value: object) -> None:
+    """``jsonish.dumps`` writes small dicts of strings (a format error's example arguments) itself."""
+    assert jsonish.dumps(value) == json.dumps(value, ensure_ascii=False)

@@ -86,7 +86,7 @@ class Value:
         fields["value"], fields["start"], fields["end"], fields["repairs"] = value, start, end, repairs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class CallArgs:
     """The arguments of ``name(...)``: positional (raw text, value) pairs and keywords.
 
@@ -97,6 +97,11 @@ class CallArgs:
     keywords: dict
     end: int
     repairs: tuple[str, ...] = ()
+
+    def __init__(self, positional: tuple[tuple[str, Any], ...], keywords: dict, end: int,
+                 repairs: tuple[str, ...] = ()) -> None:
+        fields = self.__dict__  # frozen: filled at once (one per call read), as Value
+        fields["positional"], fields["keywords"], fields["end"], fields["repairs"] = positional, keywords, end, repairs
 
 
 def read_value(text: str, pos: int, *, boundary: Optional[Boundary] = None,
@@ -174,9 +179,19 @@ def _too_deep(raw: str, max_depth: int) -> bool:
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
+_QUOTE = json.encoder.encode_basestring  # the string encoder _ENCODER uses (C), non-ASCII kept
+
+
 def dumps(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False)`` with one encoder built once (``json.dumps`` builds one
     a call when given options)."""
+    if type(value) is dict and len(value) <= 4:  # the arguments a format error shows: written directly
+        parts = []
+        for k, v in value.items():
+            if type(k) is not str or type(v) is not str:
+                return _ENCODER.encode(value)
+            parts.append(f"{_QUOTE(k)}: {_QUOTE(v)}")
+        return "{" + ", ".join(parts) + "}"
     return _ENCODER.encode(value)
 
 
