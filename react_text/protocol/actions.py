@@ -40,7 +40,8 @@ def read_action(t: Turn, start: int, cstart: int, le: int) -> Union[list, str]:
     reject_placeholder(t, slot, slot_end)
     if text[p] in "{[" or text.startswith(("```", "<tool_call>"), p):
         return action_blob(t, start, p)
-    if IDENT.fullmatch(slot):  # a bare name (the usual case) holds no bracket, colon or inline input label
+    if (slot.isascii() and slot.isidentifier()) or IDENT.fullmatch(slot):  # a bare name (the usual case): no
+        # bracket, colon or inline input label (an ASCII identifier is a name without a regex call)
         return named_action(t, start, slot, slot_end, le)
     opener = first_of(text, "([", p, slot_end)
     if opener >= 0 and call_name_ok(t, text[p:opener]):

@@ -130,7 +130,7 @@ class Lines:
         limit = self.limit
         if start >= limit:
             return []
-        if self.text.find("\n", min(start + CHUNK, limit), limit) < 0:
+        if limit - start <= CHUNK or self.text.find("\n", start + CHUNK, limit) < 0:  # short (most turns): no find
             return self.picked(start, limit, blobs, fence, blank)
         return self.chunks(start, blobs, fence, blank)
 

@@ -30,6 +30,8 @@ _SEPARATORS = " \t\r\n;,"
 
 def has_marker(text: str) -> bool:
     """Whether ``text`` may hold a native call the walk does not read (cheap substring tests)."""
+    if "<" not in text and "[" not in text:  # every marker opens with one of them (most turns hold neither)
+        return False
     return MISTRAL in text or PYTHON_TAG in text or FUNCTION in text or text.count(TOOL_CALL) > 1
 
 

@@ -106,7 +106,7 @@ class Turn(Lines):
     def budget(self) -> jsonish.Budget:
         """What this turn may still spend on lenient JSON; built on first use, as many turns hold no JSON."""
         if self._budget is None:
-            self._budget = jsonish.Budget(strict=2 * len(self.text) + 65536)
+            self._budget = jsonish.Budget(jsonish.LENIENT_ITEMS, 2 * len(self.text) + 65536)  # positional: cheaper
         return self._budget
 
     def add(self, *repairs: str) -> None:
