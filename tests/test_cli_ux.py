@@ -357,6 +357,7 @@ def test_a_template_that_cannot_render_ends_the_run_cleanly(tmp_path, capsys):
 
 def test_compare_records_a_task_whose_prompt_fails_as_crashed_and_goes_on(tmp_path):
     broken = custom_template(tmp_path / "tpl", name="broken", body="{{ no_such_variable.attr }}")
+    write(tmp_path / "corpus" / "town.md", "Varnholt was founded in 1802.\n")
     spec = CompareSpec(templates=("broken", "classic"), models=("fake",), suite=str(suite(tmp_path)),
                        out_dir=tmp_path / "out", backend="http", urls=(DEAD_URL,),
                        template_dirs=(str(broken.parent),))

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from react_text.eval import compare
-from react_text.eval.planning import CompareError, CompareSpec, sample_tasks
+from react_text.eval.planning import CompareError, CompareSpec, prepare, sample_tasks
 from react_text.eval.records import load_results
 from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.main import main
@@ -122,6 +122,19 @@ def test_missing_template_or_model_stops_before_any_work(tmp_path):
     text = str(err.value)
     assert "no-such-template" in text and "no-such-model" in text
     assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_a_search_task_without_documents_stops_before_any_work(tmp_path):
+    """A suite file of one's own with search tasks and no corpus/ beside it once ran with search silently
+    missing from the prompt (every lookup failed); now it names the two ways to give it documents."""
+    task = {**TASKS[0], "id": "s1", "question": "Where is the bridge?", "tools": ["search"]}
+    spec = spec_for(tmp_path, suite_file(tmp_path, [task, TASKS[1]]))
+    with pytest.raises(CompareError, match=r"s1.*search.*corpus/ folder beside the suite file or pass --corpus"):
+        compare.run_compare(spec, backend_factory=lambda m, w: pytest.fail("must not run"))
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.txt").write_text("The bridge is in town.", encoding="utf-8")
+    prepared = prepare(spec)
+    assert prepared.corpus == tmp_path / "corpus"
 
 
 def test_malformed_suite_line_is_refused_with_line_number(tmp_path, capsys):

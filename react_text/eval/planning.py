@@ -109,9 +109,13 @@ def prepare(spec: CompareSpec) -> Prepared:
         if not corpus.is_dir():
             problems.append(f"--corpus {spec.corpus}: no such folder")
     model_paths = _model_paths(spec, problems)
+    tasks = _sample(suite, spec)
+    searching = [t.id for t in tasks if "search" in t.tools]
+    if corpus is None and searching and not any(f.name == "search" for f in functions):
+        problems.append(f"{len(searching)} task(s) ({searching[0]}, …) use the search tool, which needs documents: "
+                        "put a corpus/ folder beside the suite file or pass --corpus DIR")
     if problems:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
-    tasks = _sample(suite, spec)
     return Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
 
 
