@@ -15,9 +15,9 @@ from typing import Callable
 from ..checks import CheckName, in_order
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.arithmetic import arithmetic_slip
-from ..protocol.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
-from ..protocol.grounding import check_call, check_choice, choice_lead
+from ..checks.arithmetic import arithmetic_slip
+from ..checks.declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
+from ..checks.grounding import check_call, check_choice, choice_lead
 from ..checks.answers import AnswerContext, check_answer, copied_example_value
 from ..protocol.nudges import Nudge, is_failure_text, say
 from ..protocol.question import numbers_in, question_holds, quoted_text
@@ -108,7 +108,7 @@ _ANSWER_CHECKS: dict[str, CheckName] = {name: name for name in in_order("answer"
 
 def slip_correction(state: RunState, step: Step) -> Retry | None:
     """For a turn that works a sum out in words and gets it wrong ("1,842 - 264 = 1,678"): the true
-    result, once, and a thought that starts from it (``protocol.arithmetic``). A call is held back
+    result, once, and a thought that starts from it (``checks.arithmetic``). A call is held back
     only when it builds on the wrong result; a final answer always."""
     if "arithmetic" not in state.checks or "arithmetic" in state.nudged:
         return None

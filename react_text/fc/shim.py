@@ -32,8 +32,8 @@ from ..prompting.episodes import episode_arguments, episode_tools, episode_value
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.retrieval import clear_pick, fits_nothing
 from ..prompting.templates import as_template
-from ..protocol.declines import reaches_elsewhere, unfit_nudge
-from ..protocol.grounding import check_call, check_choice, choice_lead
+from ..checks.declines import reaches_elsewhere, unfit_nudge
+from ..checks.grounding import check_call, check_choice, choice_lead
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.answers import AnswerContext, check_answer
 from ..protocol.parser import parse

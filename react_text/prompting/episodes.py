@@ -260,13 +260,13 @@ def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
 
 def episode_arguments(episodes: Iterable[Episode]) -> tuple[str, ...]:
     """The arguments of every call in the episodes, as JSON text: what a copying model would pass
-    (``protocol.grounding`` reports a call value that echoes them and not the question)."""
+    (``checks.grounding`` reports a call value that echoes them and not the question)."""
     return tuple(json.dumps(step.args, ensure_ascii=False) for ep in episodes for step in ep.steps)
 
 
 def episode_tools(episodes: Iterable[Episode], offered: Iterable[str]) -> frozenset[str]:
     """The tools the episodes call that are not ``offered``: a call to one is copied from the examples
-    (``protocol.declines``), not a reach for a tool the question needs."""
+    (``checks.declines``), not a reach for a tool the question needs."""
     return frozenset(step.tool for ep in episodes for step in ep.steps) - frozenset(offered)
 
 

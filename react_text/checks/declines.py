@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..types import Step
-from .nudges import Nudge, say
-from .names import suggest_tool
+from ..protocol.names import suggest_tool
+from ..protocol.nudges import Nudge, say
 
 __all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere", "unfit_nudge"]
 

@@ -36,8 +36,9 @@ from typing import Any, Iterable, Mapping
 import regex
 
 from ..redaction import SECRET_FIELDS, is_secret_field
-from .nudges import Nudge, say
-from .names import is_final_name
+from ..protocol.names import is_final_name
+from ..protocol.nudges import Nudge, say
+from ..tools.arguments import empty_value
 from ..lexicon.cjk import HAN
 from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
 
@@ -118,17 +119,6 @@ class _Grounds:
         return (any(w in self.text or (len(w) > 5 and w[:5] in self.text) for w in words)
                 or any(d in self.digit_runs for d in digits)
                 or any(p in self.text for p in pairs))
-
-
-def empty_value(value: Any) -> bool:
-    """A value that says nothing (``0``, ``""``, ``null``, ``false``, ``[]``, ``{}``): what a small model
-    puts under an argument the tool does not take, copied from a look-alike tool (``"attendees": 0``
-    for ``room_availability``). Such an argument is dropped (``tools.arguments``), never questioned."""
-    if value is None or isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value == 0
-    return isinstance(value, (str, list, dict)) and not value
 
 
 def _leaves(value: Any, schema: Any, key: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
