@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from react_text.checks.answers import AnswerContext, check_answer
+from react_text.checks.reading import Situation as AnswerContext
+from react_text.checks.review import check_answer
 from react_text.protocol.question import asked_decimals
 
 

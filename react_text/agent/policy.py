@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..protocol.nudges import say
 from ..types import Action, FormatError, Step
-from .corrections import answer_correction, call_correction, copied_again, repeat_lead, slip_correction, turn_correction
+from .corrections import correction, repeat_lead
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .results import StepRecord
 from .state import RunState, Seen
@@ -66,7 +66,7 @@ def _format_error_decision(state: RunState, error: FormatError) -> Decision:
 def decide(state: RunState, step: Step) -> Decision:
     """What to do with a parsed turn. Pure: same state and step, same decision."""
     if step.error is not None:
-        return turn_correction(state, step) or _format_error_decision(state, step.error)
+        return correction(state, step) or _format_error_decision(state, step.error)
     if step.actions:
         action = step.actions[0]
         if action.tool not in state.tool_names:
@@ -78,7 +78,7 @@ def decide(state: RunState, step: Step) -> Decision:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
             return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None,
                          lead=repeat_lead(earlier, state.lang))
-        return slip_correction(state, step) or call_correction(state, action) or RunTool(action)
+        return correction(state, step, action) or RunTool(action)
     if step.final_answer is not None:
         answer = step.final_answer.strip()
         if not answer:
@@ -86,8 +86,7 @@ def decide(state: RunState, step: Step) -> Decision:
                 return Stop("gave_up", "the model's final answer was empty")
             return Retry(say(state.lang, "Your final answer was empty. Write the answer after the label.",
                              "你的最终答案是空的。请在标签后写出答案。"), "format_error:empty")
-        return (slip_correction(state, step) or answer_correction(state, answer) or copied_again(state, answer)
-                or Finish(answer))
+        return correction(state, step) or Finish(answer)
     return _format_error_decision(
         state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
                                             "请在思考之后写一个行动或最终答案。"))

@@ -14,37 +14,19 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..protocol.nudges import Nudge, is_failure_text, say
+from ..protocol.nudges import is_failure_text, say
 from ..lexicon import zh
 from ..lexicon.numbers import written_number
 from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
-                                 plain_words, question_holds, written_numbers)
-from .registry import CheckName, in_order
+                                 plain_words, question_holds, quoted_text, written_numbers)
+from ..prompting.retrieval import LIST_TOOLS
+from ..tools.search import SEARCH_TOOL
+from .reading import Nudge, Situation
+from .registry import CheckName
 
-__all__ = ["AnswerContext", "check_answer", "copied_example_value", "other_year"]
-
-
-@dataclass(frozen=True)
-class AnswerContext:
-    """What the checks need to know about the run so far."""
-
-    question: str = ""
-    tool_names: tuple[str, ...] = ()
-    observations: tuple[str, ...] = ()
-    """Every tool result the model was shown, failures included, oldest first."""
-    real_observations: int = 0
-    """How many of them were successful results."""
-    example_values: frozenset[str] = frozenset()
-    """Numbers written in the shown episodes' observations and answers (digits only)."""
-    nudged: frozenset[str] = frozenset()
-    """Codes of the checks that already fired."""
-    require_observation: bool = True
-    lang: str = "en"
-    checks: frozenset[str] = field(default_factory=lambda: frozenset(in_order("answer")))
-    """Which checks run (``checks.registry``); drop a name to switch one off."""
+__all__ = ["ANSWER_CHECKS", "copied_example_value", "other_year"]
 
 
 _NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
@@ -119,22 +101,7 @@ def _not_a_number(answer: str, question: str) -> bool:
     return asks_for_number(question) and not written_number(answer) and not _NONE.search(answer)
 
 
-def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
-    """The one correction this answer still deserves, or None to accept it.
-
-    ``refusal`` says the answer declines (judged by the caller); a refusal is
-    never asked to use a tool first. The checks run in the registry's order and
-    the first that fires wins; each fires once per run (``ctx.nudged``).
-    """
-    for code in in_order("answer", ctx.checks - ctx.nudged):
-        check = _CHECKS.get(code)
-        nudge = check(answer, ctx, refusal) if check is not None else None
-        if nudge is not None:
-            return nudge
-    return None
-
-
-def _tool_error(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _tool_error(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     failure = _copies_failure(answer, ctx.observations)
     if failure is None:
         return None
@@ -152,7 +119,7 @@ def _tool_error(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
-def _question_back(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _question_back(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer that is itself a question ("2031-03-15 有空吗？"): the model wrote the question
     back, often right after a tool result that answers it."""
     if refusal or not answer.strip().strip("\"'“”*`").rstrip().endswith(("?", "？")):
@@ -184,7 +151,7 @@ def other_year(answer: str, question: str, observations: Iterable[str]) -> tuple
     return None
 
 
-def _other_year(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _other_year(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     found = None if refusal else other_year(answer, ctx.question, ctx.observations)
     if found is None:
         return None
@@ -209,7 +176,7 @@ _MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNO
 _COUNT = re.compile(rf"\bhow\s+many\b|多少[{zh.MEASURE_WORDS}人]", re.IGNORECASE)
 
 
-def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _measure(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """A count asked for ("月湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
     the model answered with the nearest number it found. The question's own units ("How many kilometres")
     are allowed in the answer."""
@@ -225,7 +192,7 @@ def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
-def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _expression(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if not _unevaluated(answer):
         return None
     return Nudge("expression", say(
@@ -239,7 +206,7 @@ def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
-def _example_value(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _example_value(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
     if value is None:
         return None
@@ -251,7 +218,7 @@ def _example_value(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | No
     ))
 
 
-def _missing_number(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _missing_number(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if refusal or not _not_a_number(answer, ctx.question):
         return None
     return Nudge("not_a_number", say(
@@ -263,7 +230,7 @@ def _missing_number(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | N
     ))
 
 
-def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _no_observation(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer before any tool ran, when tools are offered; not one read off the question's own quote
     (told to use a tool first, a small model then searches and answers with what the search found)."""
     if refusal or not ctx.require_observation or not ctx.tool_names or ctx.observations:
@@ -278,7 +245,7 @@ def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | N
     ))
 
 
-def _answer_off_quote(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _answer_off_quote(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if refusal or not off_quote(answer, ctx.question, ctx.observations):
         return None
     return Nudge("off_quote", say(
@@ -286,10 +253,10 @@ def _answer_off_quote(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge |
         "The question itself quotes the text to answer from, and your answer comes from a search result "
         "instead. Answer from the quoted text.",
         "问题本身引用了要依据的文字，你的答案却来自搜索结果。请根据问题引用的文字作答。",
-    ))
+    ), lead=_quote_lead(ctx))
 
 
-def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _in_question(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """A refusal when the question holds what answers it: numbers to work out, or a quoted passage. Told
     to "look it up", a small model searches, finds nothing and says the documents do not say."""
     holds = question_holds(ctx.question, ctx.tool_names) if refusal else None
@@ -298,17 +265,25 @@ def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None
             ctx.lang,
             "The question itself gives the numbers: work it out with the calculator instead of looking it up.",
             "问题本身已经给出了数字：请用 calculator 算出来，而不是去查找。",
-        ))
+        ), lead=say(ctx.lang, " The question itself gives the numbers, so I pass them to the calculator as the expression",
+                    "问题本身给出了数字，所以我把它们写成算式交给 calculator："))
     if holds == "quote":
         return Nudge("in_question", say(
             ctx.lang,
             "The question itself quotes the text that answers it: answer from that text.",
             "问题本身引用的文字就包含答案：请根据那段文字作答。",
-        ))
+        ), lead=_quote_lead(ctx))
     return None
 
 
-def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _quote_lead(ctx: Situation) -> str:
+    """After a correction for refusing the question's quote, or for answering from a search instead of it, the
+    next thought starts from the quote: a small model then answers from it."""
+    quote = quoted_text(ctx.question) or ""
+    return say(ctx.lang, f' The question itself says: "{quote}"', f"问题本身写着：“{quote}”")
+
+
+def _echo(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer that only repeats a name the question gives ("松林镇和哪个外国城镇结为友好城镇？" answered
     "松林镇"): the model named the question's subject instead of what was asked. Not one read off the
     question's own quote, which is where such an answer belongs; only for a question that asks for a
@@ -326,7 +301,7 @@ def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     ))
 
 
-def _rounding(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _rounding(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer with more decimals than the question asks for ("to two decimal places" answered
     2.401639344): the answer rounded as asked, worked out here, since a small model copies the
     calculator's digits. Only for an answer that holds one number."""
@@ -354,10 +329,44 @@ def _within(words: str, text: str) -> bool:
     return f" {words} " in f" {text} " if words.isascii() else words in text
 
 
-_CHECKS: dict[CheckName, Callable[[str, AnswerContext, bool], Nudge | None]] = {
+def _after_failure(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
+    """A refusal right after an offered tool failed on the request, while other tools were never tried
+    ("Four of us had dinner for 86 euros…": ``item_price`` fails, ``split_bill`` waits): one correction
+    naming them. Not after a search, whose "nothing found" is what a refusal rests on."""
+    if not refusal or not ctx.calls_made:
+        return None
+    tool, code = ctx.calls_made[-1]
+    tried = {name for name, _ in ctx.calls_made}
+    untried = [n for n in ctx.tool_names if n not in tried and n not in (SEARCH_TOOL, LIST_TOOLS)]
+    if tool == SEARCH_TOOL or not untried or code != "tool_error":
+        return None
+    return Nudge("after_failure", say(
+        ctx.lang,
+        f"{tool} failed on this request, and you have not tried {', '.join(untried)}. If one of them does what "
+        "is asked, call it with values from the question; otherwise write the same Final Answer again.",
+        f"{tool} 处理这个请求时出错了，而你还没有试过 {'、'.join(untried)}。如果其中有能完成这个请求的工具，"
+        "就用问题里的值调用它；否则就再写一次同样的最终答案。",
+    ))
+
+
+def _copied_again(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
+    """An answer that still holds a value from the few-shot episodes, after the correction that said so: the
+    host stops without an answer rather than pass the examples' value off as this question's (the message is
+    the stop's reason)."""
+    if "example_value" not in ctx.nudged:
+        return None
+    value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
+    if value is None:
+        return None
+    return Nudge("copied_example", f"the model answered with {value} again, a value from the few-shot examples "
+                                   "that neither the question nor any result holds")
+
+
+ANSWER_CHECKS: dict[CheckName, Callable[[str, Situation, bool], Nudge | None]] = {
     "tool_error": _tool_error, "question_back": _question_back, "expression": _expression,
     "example_value": _example_value, "other_year": _other_year, "measure": _measure,
     "not_a_number": _missing_number, "no_observation": _no_observation, "in_question": _in_question,
     "off_quote": _answer_off_quote, "echo": _echo, "rounding": _rounding,
+    "after_failure": _after_failure, "copied_example": _copied_again,
 }
-"""The checks on the answer text by name; the order they are tried in is the registry's."""
+"""The checks on the answer text by name; ``review`` tries them in the registry's order."""

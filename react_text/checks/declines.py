@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..types import Step
+from .reading import Nudge
 from ..protocol.names import suggest_tool
-from ..protocol.nudges import Nudge, say
+from ..protocol.nudges import say
 
 __all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere", "unfit_nudge"]
 

@@ -37,8 +37,9 @@ import regex
 
 from ..redaction import SECRET_FIELDS, is_secret_field
 from ..protocol.names import is_final_name
-from ..protocol.nudges import Nudge, say
+from ..protocol.nudges import say
 from ..tools.arguments import empty_value
+from .reading import Nudge
 from ..lexicon.cjk import HAN
 from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
 

@@ -1,25 +1,14 @@
-"""What a correction is, how it is worded per language, and what reads as a tool failure.
+"""How a correction is worded per language, and what reads as a tool failure.
 
-Why here, below the checks: the parser's own feedback, the call checks (``grounding``, ``declines``)
-and the answer checks (``checks.answers``) all word a correction the same way.
+Why here, below the checks: the parser's own feedback and the checks (``checks.review``) word a correction
+the same way, and the answer text every layer reads (``answer_text``) knows a failure by the same rule.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-__all__ = ["Nudge", "is_failure_text", "say"]
-
-
-@dataclass(frozen=True)
-class Nudge:
-    """One correction: ``code`` names the check (each fires once per run), ``message`` is the observation."""
-
-    code: str
-    message: str
-    lead: str = ""
-    """Words the loop's next thought starts with, when the correction has them."""
+__all__ = ["is_failure_text", "say"]
 
 
 def say(lang: str, en: str, zh: str) -> str:
