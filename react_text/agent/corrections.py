@@ -10,11 +10,12 @@ again, while one whose next thought already starts in the right place goes on fr
 
 from __future__ import annotations
 
+from ..checks.messages import message
 from ..checks.reading import Reading, Situation
 from ..checks.review import review
 from ..prompting.retrieval import LIST_TOOLS
 from ..protocol.answer_text import is_refusal
-from ..protocol.nudges import is_failure_text, say
+from ..protocol.nudges import is_failure_text
 from ..types import Action, Step
 from .decisions import Retry, Stop
 from .state import RunState, Seen
@@ -71,5 +72,5 @@ def repeat_lead(earlier: Seen, lang: str) -> str:
     calling once more (it then repeats, and the run stops); empty for a long or failed result."""
     text = earlier.text.strip()
     if text and "\n" not in text and len(text) <= _SHORT_RESULT and not is_failure_text(text):
-        return say(lang, f" I already have the result: {text}", f"我已经有结果了：{text}")
+        return message(lang, "repeat.lead", result=text)
     return ""

@@ -23,9 +23,9 @@ from .answers import ANSWER_CHECKS
 from .arithmetic import arithmetic_slip
 from .declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from .grounding import check_call, check_choice, choice_lead
+from .messages import message
 from .reading import Nudge, Reading, Situation
 from .registry import CheckName, Stage, in_order
-from ..protocol.nudges import say
 
 __all__ = ["ONE_TURN", "check_answer", "review"]
 
@@ -73,9 +73,8 @@ def _arithmetic(reading: Reading, s: Situation) -> Nudge | None:
     if reading.calls and not numbers_in(slip.claimed) <= numbers_in(str(reading.calls[0][1])):
         return None
     fact = f"{slip.expression} = {slip.result}"
-    return Nudge("arithmetic", say(s.lang, f"Checked with the calculator: {fact}, not {slip.claimed}.",
-                                   f"用计算器核对：{fact}，不是 {slip.claimed}。"),
-                 lead=say(s.lang, f" The calculator gives {fact}.", f" 计算器算出 {fact}。"))
+    return Nudge("arithmetic", message(s.lang, "arithmetic", fact=fact, claimed=slip.claimed),
+                 lead=message(s.lang, "arithmetic.lead", fact=fact))
 
 
 def _exempt(reading: Reading, s: Situation) -> bool:

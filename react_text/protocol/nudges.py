@@ -1,19 +1,15 @@
-"""How a correction is worded per language, and what reads as a tool failure.
+"""What reads as a tool failure or an empty search, not as a fact.
 
-Why here, below the checks: the parser's own feedback and the checks (``checks.review``) word a correction
-the same way, and the answer text every layer reads (``answer_text``) knows a failure by the same rule.
+Why here, in the protocol layer: the answer text every layer reads (``answer_text``), the checks
+(``checks.answers``) and the loop's repeat lead all know a failure by this one rule. (How a correction is
+worded, per language, is ``checks.messages``.)
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["is_failure_text", "say"]
-
-
-def say(lang: str, en: str, zh: str) -> str:
-    """The message in the prompt's language."""
-    return zh if lang.lower().startswith("zh") else en
+__all__ = ["is_failure_text"]
 
 
 _FAILURE = re.compile(
