@@ -13,9 +13,8 @@ from __future__ import annotations
 from ..checks.messages import message
 from ..checks.reading import Reading, Situation
 from ..checks.review import review
+from ..lexicon.answers import is_failure_text, is_refusal
 from ..prompting.retrieval import LIST_TOOLS
-from ..protocol.answer_text import is_refusal
-from ..protocol.nudges import is_failure_text
 from ..types import Action, Step
 from .decisions import Retry, Stop
 from .state import RunState, Seen

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from ..checks import CheckName
 from ..checks.messages import message
 from ..prompting.facts import thought_lead
-from ..protocol.answer_text import is_refusal
+from ..lexicon.answers import is_refusal
 from ..protocol.results import numbered, result_lines
 from ..tools.search import SEARCH_TOOL
 from ..types import Action

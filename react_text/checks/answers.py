@@ -16,11 +16,12 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable
 
-from ..protocol.nudges import is_failure_text
+from ..lexicon.answers import is_failure_text
 from ..lexicon import zh
 from ..lexicon.numbers import written_number
-from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
-                                 plain_words, question_holds, quoted_text, written_numbers)
+from ..lexicon.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, plain_words,
+                                question_holds, quoted_text, written_numbers)
+from ..protocol.results import result_lines
 from ..prompting.retrieval import LIST_TOOLS
 from ..tools.search import SEARCH_TOOL
 from .messages import joined, message
@@ -196,6 +197,26 @@ def _no_observation(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if from_quote(answer, ctx.question):
         return None
     return Nudge("no_observation", message(ctx.lang, "no_observation"))
+
+
+_NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
+
+
+def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
+    """The question quotes the passage to answer from, and the answer takes a number or a name from a
+    search result instead ("Who is the mayor in this sentence: 'Mayor Odda Berg opened…'?" answered
+    "Cato Vren", the mayor a search found), while the quote holds a value of that kind."""
+    quote = quoted_text(question)
+    if quote is None:
+        return False
+    results = "\n".join(r.line for obs in observations for r in result_lines(obs))
+    numbers, names = numbers_in(answer), set(_NAME.findall(answer))
+    from_results = numbers & numbers_in(results) or {name for name in names if name in results}
+    if not from_results:
+        return False
+    if numbers & numbers_in(quote) or any(name in quote for name in names):
+        return False
+    return bool(numbers_in(quote) if numbers else _NAME.search(quote))
 
 
 def _answer_off_quote(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:

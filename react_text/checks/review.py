@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from ..protocol.question import numbers_in
+from ..lexicon.question import numbers_in
 from ..tools.calculator import calculate
 from .answers import ANSWER_CHECKS
 from .arithmetic import arithmetic_slip

@@ -20,8 +20,8 @@ from typing import Any, Iterable, Sequence
 
 from ..lexicon.cjk import HAN
 
-from ..protocol.answer_text import is_refusal
-from ..protocol.question import numbers_in
+from ..lexicon.answers import is_refusal
+from ..lexicon.question import numbers_in
 from .demo_values import sample_arguments
 
 __all__ = [

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ..lexicon import zh
 from ..lexicon.cjk import HAN
 
-from ..protocol.question import asks_for_number, numbers_in
+from ..lexicon.question import asks_for_number, numbers_in
 from ..protocol.results import result_lines
 from ..tools.search import query_terms
 

@@ -20,7 +20,7 @@ import re
 from os.path import commonprefix
 from typing import Literal
 
-from ..protocol.question import numbers_in
+from ..lexicon.question import numbers_in
 from ..tools.calculator import CALCULATOR_TOOL
 from ..lexicon import zh
 from .evidence import COVERAGE, MAX_QUOTE, Sentence, evidence_lead, quote, read_sentences, terms
