@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from ..lexicon import en, zh
 from ..lexicon.cjk import HAN
 
 from ..lexicon.answers import is_refusal
@@ -80,11 +81,6 @@ class Episode:
 _CJK = re.compile(f"[{HAN}]")
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_STOPWORDS = frozenset(
-    "the and for with what which who whom how many much was were are has have had that this from into "
-    "does did its their there than then they them will would can could should about when where why "
-    "answer question tool tools use using".split()
-)
 
 
 def question_language(text: str) -> str:
@@ -94,14 +90,11 @@ def question_language(text: str) -> str:
     return "zh" if cjk and cjk >= latin else "en"
 
 
-_ZH_STOP_PAIRS = frozenset("多少 是多 什么 是什 哪个 哪里 哪一 一个 的是 是谁 有多 这个 那个 我们 你们 请问".split())
-
-
 def _terms(text: str) -> frozenset[str]:
     """Lower-cased words (crudely stemmed) plus Chinese character pairs."""
-    words = {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower() not in _STOPWORDS}
+    words = {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower() not in en.EPISODE_STOPWORDS}
     han = "".join(_CJK.findall(text))
-    pairs = {han[i : i + 2] for i in range(len(han) - 1)} - _ZH_STOP_PAIRS
+    pairs = {han[i : i + 2] for i in range(len(han) - 1)} - zh.STOP_PAIRS
     return frozenset(words | pairs)
 
 
