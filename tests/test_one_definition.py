@@ -87,3 +87,28 @@ def test_the_scan_finds_the_lexicons_lists_and_a_copy_of_one() -> None:
                      and "the" in m and "find" in m)
     copy = ast.parse(f"X = frozenset({' '.join(sorted(stopwords))!r}.split())")
     assert _members(copy.body[0].value) == stopwords  # type: ignore[attr-defined]
+
+
+# --- what merging two copies changed (a commit of its own) ----------------------------------------------
+
+def test_a_chinese_count_is_one_pattern_with_ji_as_with_duoshao() -> None:
+    """The measure check read 多少座 as a count but not 几座; both are ``zh.COUNT`` now."""
+    from react_text.checks.reading import Situation
+    from react_text.checks.review import check_answer
+
+    for question in ("湖上一共有几座桥？", "湖上一共有多少座桥？"):
+        found = check_answer("58.3平方公里", Situation(question=question, lang="zh", observations=("湖的面积为58.3平方公里。",)))
+        assert found is not None and found.code == "measure", question
+
+
+def test_every_reader_takes_a_chinese_language_code_alike() -> None:
+    """Leads and demos tested ``lang == "zh"``, corrections ``startswith("zh")``: "zh-CN" got Chinese corrections
+    and English leads. One test now (``zh.is_chinese``)."""
+    from react_text.lexicon.zh import is_chinese
+    from react_text.prompting.demo_values import sample_arguments
+    from react_text.prompting.evidence import quote
+
+    assert is_chinese("zh") and is_chinese("zh-CN") and is_chinese("ZH") and not is_chinese("en")
+    assert quote(1, "松林镇有26,480人。", "zh-CN").startswith(" 第一条结果写的是")
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    assert sample_arguments(schema, "zh-CN", 0) == sample_arguments(schema, "zh", 0)

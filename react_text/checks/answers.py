@@ -155,7 +155,7 @@ _MEASURES = {
 }
 _MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE)
             for name, pattern in _MEASURES.items()}
-_COUNT = re.compile(rf"\bhow\s+many\b|多少[{zh.MEASURE_WORDS}人]", re.IGNORECASE)
+_COUNT = re.compile(rf"\bhow\s+many\b|{zh.COUNT}", re.IGNORECASE)
 
 
 def _measure(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:

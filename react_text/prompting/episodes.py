@@ -205,7 +205,7 @@ def _purpose(spec: Any, lang: str) -> str:
     text = re.split(r"(?<=[.!?。！？])\s", text)[0].rstrip(".。 ")
     if not text:
         return spec.name.replace("_", " ")
-    return text[0].lower() + text[1:] if lang != "zh" and not text[:2].isupper() else text
+    return text[0].lower() + text[1:] if not zh.is_chinese(lang) and not text[:2].isupper() else text
 
 
 def _value_text(value: Any) -> str:
@@ -228,7 +228,7 @@ def demo_episode(spec: Any, lang: str = "en", salt: int = 0) -> Episode:
     args = sample_arguments(getattr(spec, "schema", None), lang, salt)
     purpose = _purpose(spec, lang)
     values = [f"{k.replace('_', ' ')} = {_value_text(v)}" for k, v in args.items()]
-    if lang == "zh":
+    if zh.is_chinese(lang):
         question = purpose + (f"（{'，'.join(values)}）" if values else "") + "？"
         thought = _ZH_THOUGHTS[salt % len(_ZH_THOUGHTS)].format(purpose=purpose, tool=spec.name)
     else:

@@ -170,7 +170,7 @@ def evidence_lead(question: str, observation: str, lang: str) -> str | None:
 
 def quote(k: int, sentence: str, lang: str) -> str:
     """Result ``[k]``'s sentence as the episodes quote it, opening a thought."""
-    if lang == "zh":
+    if zh.is_chinese(lang):
         ordinal = zh.ONE_TO_TEN[k - 1] if 1 <= k <= len(zh.ONE_TO_TEN) else str(k)
         return f" 第{ordinal}条结果写的是：“{sentence}”"
     return f' Result [{k}] says: "{sentence}"'

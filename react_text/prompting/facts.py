@@ -139,8 +139,8 @@ def facts_lead(question: str, observations: list[str], lang: str) -> str | None:
     if not facts or all(o != len(observations) - 1 for o, _, _ in facts):
         return None
     quotes = "".join(quote(k, text, lang) for _, k, text in facts)
-    _, _, en, zh = next(o for o in _OPERATIONS if o[0] == operation(question))
-    return f"{quotes} 问题问的是{zh}" if lang == "zh" else f"{quotes} The question asks for {en}"
+    _, _, in_en, in_zh = next(o for o in _OPERATIONS if o[0] == operation(question))
+    return f"{quotes} 问题问的是{in_zh}" if zh.is_chinese(lang) else f"{quotes} The question asks for {in_en}"
 
 
 def thought_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...], *,

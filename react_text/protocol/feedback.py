@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
+from ..lexicon.zh import is_chinese
 from .dialects import DialectLike, dialect_named
 from .dialects.base import Dialect
 
@@ -60,7 +61,7 @@ class Voice:
 
     @property
     def zh(self) -> bool:
-        return (self.lang or self.style.language).lower().startswith("zh")
+        return is_chinese(self.lang or self.style.language)
 
     def say(self, en: str, zh: str) -> str:
         return zh if self.zh else en
