@@ -1,4 +1,4 @@
-"""Correction messages as data: one file per language under ``prompts/corrections/``, read by ``checks.messages``."""
+"""Correction messages as data: one file per language under ``prompts/corrections/``, read by ``lexicon.messages``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import string
 from pathlib import Path
 
 from react_text.agent.policy import unknown_tool
-from react_text.checks import messages
+from react_text.lexicon import messages
 from react_text.checks.declines import no_fit_nudge
 from react_text.checks.grounding import choice_nudge, grounding_nudge
 from react_text.checks.reading import Situation
@@ -46,19 +46,20 @@ def _constants(node: ast.expr) -> set[str]:
 
 
 def _keys_in_code() -> set[str]:
-    """Every string constant given as the key of ``message(lang, key, ...)`` or the separator of ``joined``."""
+    """Every string constant given as the key of ``message(lang, key, ...)``, the separator of ``joined``, or
+    the key of the parser's ``Voice.say(key, ...)``."""
     keys: set[str] = set()
     for path in (ROOT / "react_text").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            if not isinstance(node, ast.Call):
                 continue
-            if node.func.id == "message" and len(node.args) >= 2:
-                arg = node.args[1]
-            elif node.func.id == "joined" and len(node.args) >= 3:
-                arg = node.args[2]
-            else:
-                continue
-            keys |= _constants(arg)
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if name == "message" and len(node.args) >= 2:
+                keys |= _constants(node.args[1])
+            elif name == "joined" and len(node.args) >= 3:
+                keys |= _constants(node.args[2])
+            elif name == "say" and isinstance(node.func, ast.Attribute) and node.args:
+                keys |= _constants(node.args[0])
     return keys
 
 
@@ -94,6 +95,20 @@ def test_messages_read_as_they_did_when_they_were_code() -> None:
         found = check_answer("2.333333", Situation(question=f"What is 7 / 3, to {places} decimal places?", lang=lang,
                                                    observations=("2.333333",)))
         assert found is not None and found.message == expected and found.lead == lead
+
+
+def test_the_parsers_feedback_reads_as_it_did_when_it_was_code() -> None:
+    from react_text.protocol import feedback
+    from react_text.protocol.names import toolset
+
+    tools = toolset({"search": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+                     "calculator": {"type": "object", "properties": {"expression": {"type": "string"}}}})
+    assert feedback.unknown_tool(feedback.Voice(tools, "classic", 1, "zh"), "serch", "search", {"query": "x"}) == (
+        "“serch”不是工具。你是不是想用 search？可用的工具：search, calculator。请原样使用其中之一，例如：\n"
+        'Action: search\nAction Input: {"query": "x"}')
+    assert feedback.unknown_tool(feedback.Voice(tools, "classic", 1), "serch", "search", {"query": "x"}).startswith(
+        '"serch" is not a tool. Did you mean search? Valid tools: search, calculator. Use one of them exactly, e.g.\n')
+    assert feedback.missing_answer(feedback.Voice(None, "zh", 2)) == "最终答案是空的。请写出答案本身，例如：\n最终答案：北京"
 
 
 def test_a_third_language_is_one_file(tmp_path, monkeypatch) -> None:

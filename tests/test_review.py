@@ -34,8 +34,8 @@ def test_every_check_of_a_turn_is_reviewed_at_each_of_its_stages() -> None:
 
 def test_the_hosts_call_no_check_but_review() -> None:
     """``agent`` and ``fc`` import from ``checks`` only the review, its data and the registry (and the shim
-    ``reaches_elsewhere``, which reads a decline, not a correction; and the messages): no second orchestrator."""
-    allowed = {"review", "Reading", "Situation", "ONE_TURN", "reaches_elsewhere", "message", "joined", "CheckName", "CheckSpec",
+    ``reaches_elsewhere``, which reads a decline, not a correction): no second orchestrator."""
+    allowed = {"review", "Reading", "Situation", "ONE_TURN", "reaches_elsewhere", "CheckName", "CheckSpec",
                "ALL_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS"}
     used = set()
     for package in ("agent", "fc"):

@@ -10,7 +10,7 @@ again, while one whose next thought already starts in the right place goes on fr
 
 from __future__ import annotations
 
-from ..checks.messages import message
+from ..lexicon.messages import message
 from ..checks.reading import Reading, Situation
 from ..checks.review import review
 from ..lexicon.answers import is_failure_text, is_refusal

@@ -25,7 +25,7 @@ import json
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..checks.messages import joined, message
+from ..lexicon.messages import joined, message
 from ..types import Action, FormatError, Step
 from .corrections import correction, repeat_lead
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..checks import CheckName
-from ..checks.messages import message
+from ..lexicon.messages import message
 from ..prompting.facts import thought_lead
 from ..lexicon.answers import is_refusal
 from ..protocol.results import numbered, result_lines

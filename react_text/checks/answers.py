@@ -24,7 +24,7 @@ from ..lexicon.question import (asked_decimals, asks_for_name, asks_for_number, 
 from ..protocol.results import result_lines
 from ..prompting.retrieval import LIST_TOOLS
 from ..tools.search import SEARCH_TOOL
-from .messages import joined, message
+from ..lexicon.messages import joined, message
 from .reading import Nudge, Situation
 from .registry import CheckName
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..types import Step
-from .messages import joined, message
+from ..lexicon.messages import joined, message
 from .reading import Nudge
 from ..protocol.names import suggest_tool
 

@@ -38,7 +38,7 @@ import regex
 from ..redaction import SECRET_FIELDS, is_secret_field
 from ..protocol.names import is_final_name
 from ..tools.arguments import empty_value
-from .messages import joined, message
+from ..lexicon.messages import joined, message
 from .reading import Nudge
 from ..lexicon.cjk import HAN
 from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value

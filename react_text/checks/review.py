@@ -23,7 +23,7 @@ from .answers import ANSWER_CHECKS
 from .arithmetic import arithmetic_slip
 from .declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from .grounding import check_call, check_choice, choice_lead
-from .messages import message
+from ..lexicon.messages import message
 from .reading import Nudge, Reading, Situation
 from .registry import CheckName, Stage, in_order
 

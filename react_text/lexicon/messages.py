@@ -1,9 +1,10 @@
-"""The words of every correction, per language, read from ``prompts/corrections/<lang>.json``.
+"""The words of every correction and format error, per language, read from ``prompts/corrections/<lang>.json``.
 
-Why data: the corrections were English and Chinese pairs written into each check, so a third language
-meant editing every check. Now each language is one file of ``key: template`` (a check's name, then a
-variant: ``tool_error.no_results``), with ``{placeholders}`` filled by ``str.format``; a language without
-a file is worded in English. Files are read once.
+Why data: they were English and Chinese pairs written into each check, the loop and the parser's
+feedback, so a third language meant editing all of them. Now each language is one file of ``key:
+template`` (a check's name or ``feedback``/``format``, then a variant: ``tool_error.no_results``), with
+``{placeholders}`` filled by ``str.format``; a language without a file is worded in English. Here, at the
+bottom, so the parser, the checks and the loop word messages alike. Files are read once.
 """
 
 from __future__ import annotations
