@@ -9,7 +9,7 @@ from react_text.agent.loop import Agent
 from react_text.backends.scripted import ScriptedBackend
 from react_text.prompting.facts import combining_facts, facts_lead, operation, thought_lead
 from react_text.prompting.templates import load_template
-from react_text.protocol.arithmetic import arithmetic_slip
+from react_text.checks.arithmetic import arithmetic_slip
 from react_text.tools.calculator import calculate, calculator
 from react_text.tools.spec import tool
 

@@ -1,4 +1,4 @@
-"""Calls whose values come from nowhere: ``protocol.grounding`` and the loop's one correction.
+"""Calls whose values come from nowhere: ``checks.grounding`` and the loop's one correction.
 
 The shim's side of the check is in test_shim.py.
 """
@@ -18,7 +18,7 @@ from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.console import Console
 from react_text.prompting.templates import load_template
 from react_text.protocol.dialects import format_action, format_final
-from react_text.protocol.grounding import check_call, grounding_nudge, ungrounded_values
+from react_text.checks.grounding import check_call, grounding_nudge, ungrounded_values
 from react_text.tools.spec import tool
 
 AUSTEN = "Who wrote Pride and Prejudice?"
@@ -337,7 +337,7 @@ def test_a_run_with_a_lead_replays_exactly_and_streams_as_it_prints(weather_tool
 
 
 def test_check_choice_questions_only_a_move_that_leaves_out_the_clear_pick():
-    from react_text.protocol.grounding import check_choice
+    from react_text.checks.grounding import check_choice
 
     pick = ("add_days", "The date a number of days after a given date.")
     assert check_choice(None, ("days_between",)) is None  # no clear pick: the model's choice

@@ -6,9 +6,11 @@ import re
 
 import pytest
 
-from react_text.protocol.answer_text import is_refusal
-from react_text.checks.answers import AnswerContext, check_answer, copied_example_value, other_year
-from react_text.protocol.nudges import is_failure_text
+from react_text.lexicon.answers import is_refusal
+from react_text.checks.answers import copied_example_value, other_year
+from react_text.checks.reading import Situation as AnswerContext
+from react_text.checks.review import check_answer
+from react_text.lexicon.answers import is_failure_text
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOLS = ("calculator", "search")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from react_text.checks.answers import AnswerContext, check_answer
-from react_text.protocol.question import asked_decimals
+from react_text.checks.reading import Situation as AnswerContext
+from react_text.checks.review import check_answer
+from react_text.lexicon.question import asked_decimals
 
 
 @pytest.mark.parametrize("answer", ["thirteen", "Fifteen boats", "sixty", "seventy-two", "ninety", "nineteen",

@@ -469,7 +469,7 @@ def test_an_answer_made_up_after_a_failed_call_is_sent_back_once() -> None:
     assert out["format_errors"] == ["bad_arguments", "guard:no_observation"]
 
 
-# --- calls whose values come from nowhere (protocol.grounding) -------------------------------
+# --- calls whose values come from nowhere (checks.grounding) -------------------------------
 
 SPLIT = {
     "type": "function",

@@ -22,7 +22,7 @@ from react_text.eval.answers import (
     normalize_text,
     parse_tolerance,
 )
-from react_text.protocol.answer_text import is_refusal
+from react_text.lexicon.answers import is_refusal
 from react_text.eval.suites import (
     BUILTIN_TOOLS,
     Suite,

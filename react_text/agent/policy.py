@@ -25,9 +25,9 @@ import json
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..protocol.nudges import say
+from ..lexicon.messages import joined, message
 from ..types import Action, FormatError, Step
-from .corrections import answer_correction, call_correction, copied_again, repeat_lead, slip_correction, turn_correction
+from .corrections import correction, repeat_lead
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .results import StepRecord
 from .state import RunState, Seen
@@ -66,7 +66,7 @@ def _format_error_decision(state: RunState, error: FormatError) -> Decision:
 def decide(state: RunState, step: Step) -> Decision:
     """What to do with a parsed turn. Pure: same state and step, same decision."""
     if step.error is not None:
-        return turn_correction(state, step) or _format_error_decision(state, step.error)
+        return correction(state, step) or _format_error_decision(state, step.error)
     if step.actions:
         action = step.actions[0]
         if action.tool not in state.tool_names:
@@ -78,33 +78,23 @@ def decide(state: RunState, step: Step) -> Decision:
                 return Stop("no_progress", f"the model called {action.tool} again with the same arguments")
             return Retry(_repeat_text(action.tool, earlier, state.lang), "no_progress", same_as=earlier.step or None,
                          lead=repeat_lead(earlier, state.lang))
-        return slip_correction(state, step) or call_correction(state, action) or RunTool(action)
+        return correction(state, step, action) or RunTool(action)
     if step.final_answer is not None:
         answer = step.final_answer.strip()
         if not answer:
             if state.empty_turns >= 1 or state.format_errors + 1 >= state.limits.max_format_errors:
                 return Stop("gave_up", "the model's final answer was empty")
-            return Retry(say(state.lang, "Your final answer was empty. Write the answer after the label.",
-                             "你的最终答案是空的。请在标签后写出答案。"), "format_error:empty")
-        return (slip_correction(state, step) or answer_correction(state, answer) or copied_again(state, answer)
-                or Finish(answer))
+            return Retry(message(state.lang, "format.empty_answer"), "format_error:empty")
+        return correction(state, step) or Finish(answer)
     return _format_error_decision(
-        state, FormatError("no_action", say(state.lang, "Write an action or a final answer after your thought.",
-                                            "请在思考之后写一个行动或最终答案。"))
+        state, FormatError("no_action", message(state.lang, "format.no_action"))
     )
 
 
 def _repeat_text(tool: str, earlier: Seen, lang: str = "en") -> str:
     """An earlier result shown again, marked as such, with the nudge to move on."""
-    seen_text = _preview(earlier.text, _NUDGE_PREVIEW_CHARS)
-    return say(
-        lang,
-        (f"You already called {tool} with these arguments"
-         + (f" (same result as step {earlier.step})" if earlier.step else "")
-         + f": {seen_text}\nUse that result, or try something different."),
-        (f"你已经用同样的参数调用过 {tool}" + (f"（与第 {earlier.step} 步结果相同）" if earlier.step else "")
-         + f"，结果是：{seen_text}\n请利用这个结果，或者换一种做法。"),
-    )
+    same_as = message(lang, "repeat.same_as", step=earlier.step) if earlier.step else ""
+    return message(lang, "repeat", tool=tool, same_as=same_as, result=_preview(earlier.text, _NUDGE_PREVIEW_CHARS))
 
 
 def decide_turn(state: RunState, step: Step) -> Decision:
@@ -166,16 +156,8 @@ def batch_text(results: Sequence[tuple[str, str]]) -> str:
 def unknown_tool(name: str, tool_names: Sequence[str], lang: str = "en") -> FormatError:
     """The format error for a call to a tool the model was not offered, naming the ones it was."""
     if not tool_names:
-        return FormatError("unknown_tool", say(
-            lang,
-            f"There is no tool {name!r}: no tools are available. Give the final answer.",
-            f"没有名为 {name!r} 的工具：这里没有可用的工具。请直接给出最终答案。",
-        ), name)
-    return FormatError("unknown_tool", say(
-        lang,
-        f"There is no tool {name!r}. Use one of: {', '.join(tool_names)}.",
-        f"没有名为 {name!r} 的工具。请使用其中之一：{'、'.join(tool_names)}。",
-    ), name)
+        return FormatError("unknown_tool", message(lang, "unknown_tool.none", name=name), name)
+    return FormatError("unknown_tool", message(lang, "unknown_tool", name=name, offered=joined(lang, tool_names)), name)
 
 
 def check_limits(state: RunState, elapsed: float) -> Stop | None:

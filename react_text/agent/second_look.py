@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..checks import CheckName
+from ..lexicon.messages import message
 from ..prompting.facts import thought_lead
-from ..protocol.answer_text import is_refusal
-from ..protocol.nudges import say
+from ..lexicon.answers import is_refusal
 from ..protocol.results import numbered, result_lines
 from ..tools.search import SEARCH_TOOL
 from ..types import Action
@@ -61,14 +61,7 @@ def second_look(state: RunState, action: Action, results: str, n: int) -> Retry 
                         state.tool_names, facts="facts" in state.checks, evidence="evidence" in state.checks)
     if lead is None:
         return None
-    message = say(
-        state.lang,
-        "Before you give up: a search with the question's own words finds results you have not seen:\n"
-        f"{shown}\nIf they answer the question, answer from them; if not, write the same Final Answer again.",
-        f"先别放弃：用问题本身的词搜索，找到了你还没看过的结果：\n{shown}\n"
-        "如果它们回答了问题，就根据它们回答；如果没有，就再写一次同样的最终答案。",
-    )
-    return Retry(message, f"guard:{CODE}", check=CODE, lead=lead, seen=Seen(fingerprint(action), shown, False, n, action.tool))
+    return Retry(message(state.lang, "second_look", shown=shown), f"guard:{CODE}", check=CODE, lead=lead, seen=Seen(fingerprint(action), shown, False, n, action.tool))
 
 
 def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -14,37 +14,21 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..protocol.nudges import Nudge, is_failure_text, say
+from ..lexicon.answers import is_failure_text
 from ..lexicon import zh
 from ..lexicon.numbers import written_number
-from ..protocol.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, off_quote,
-                                 plain_words, question_holds, written_numbers)
-from .registry import CheckName, in_order
+from ..lexicon.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, plain_words,
+                                question_holds, quoted_text, written_numbers)
+from ..protocol.results import result_lines
+from ..prompting.retrieval import LIST_TOOLS
+from ..tools.search import SEARCH_TOOL
+from ..lexicon.messages import joined, message
+from .reading import Nudge, Situation
+from .registry import CheckName
 
-__all__ = ["AnswerContext", "check_answer", "copied_example_value", "other_year"]
-
-
-@dataclass(frozen=True)
-class AnswerContext:
-    """What the checks need to know about the run so far."""
-
-    question: str = ""
-    tool_names: tuple[str, ...] = ()
-    observations: tuple[str, ...] = ()
-    """Every tool result the model was shown, failures included, oldest first."""
-    real_observations: int = 0
-    """How many of them were successful results."""
-    example_values: frozenset[str] = frozenset()
-    """Numbers written in the shown episodes' observations and answers (digits only)."""
-    nudged: frozenset[str] = frozenset()
-    """Codes of the checks that already fired."""
-    require_observation: bool = True
-    lang: str = "en"
-    checks: frozenset[str] = field(default_factory=lambda: frozenset(in_order("answer")))
-    """Which checks run (``checks.registry``); drop a name to switch one off."""
+__all__ = ["ANSWER_CHECKS", "copied_example_value", "other_year"]
 
 
 _NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
@@ -119,50 +103,21 @@ def _not_a_number(answer: str, question: str) -> bool:
     return asks_for_number(question) and not written_number(answer) and not _NONE.search(answer)
 
 
-def check_answer(answer: str, ctx: AnswerContext, *, refusal: bool = False) -> Nudge | None:
-    """The one correction this answer still deserves, or None to accept it.
-
-    ``refusal`` says the answer declines (judged by the caller); a refusal is
-    never asked to use a tool first. The checks run in the registry's order and
-    the first that fires wins; each fires once per run (``ctx.nudged``).
-    """
-    for code in in_order("answer", ctx.checks - ctx.nudged):
-        check = _CHECKS.get(code)
-        nudge = check(answer, ctx, refusal) if check is not None else None
-        if nudge is not None:
-            return nudge
-    return None
-
-
-def _tool_error(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _tool_error(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     failure = _copies_failure(answer, ctx.observations)
     if failure is None:
         return None
     if _NO_RESULTS.match(failure):
-        return Nudge("tool_error", say(
-            ctx.lang,
-            "That is the search saying it found nothing, not an answer. Try other keywords, "
-            "or give a Final Answer saying you could not find it.",
-            "这是搜索没有找到结果的提示，不是答案。换个关键词再搜，或者在最终答案里说明你没有找到。",
-        ))
-    return Nudge("tool_error", say(
-        ctx.lang,
-        "That is a tool's error message, not an answer. Fix the call and try again, or use another tool.",
-        "这是工具的出错信息，不是答案。改正调用后再试，或者换一个工具。",
-    ))
+        return Nudge("tool_error", message(ctx.lang, "tool_error.no_results"))
+    return Nudge("tool_error", message(ctx.lang, "tool_error.failure"))
 
 
-def _question_back(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _question_back(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer that is itself a question ("2031-03-15 有空吗？"): the model wrote the question
     back, often right after a tool result that answers it."""
     if refusal or not answer.strip().strip("\"'“”*`").rstrip().endswith(("?", "？")):
         return None
-    return Nudge("question_back", say(
-        ctx.lang,
-        "Your Final Answer is a question. Answer the question instead, from the observations; "
-        "if they do not give the answer, say that you cannot find it.",
-        "你的最终答案是一个问句。请根据观察结果回答这个问题；如果结果里没有答案，就说明你找不到。",
-    ))
+    return Nudge("question_back", message(ctx.lang, "question_back"))
 
 
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
@@ -184,18 +139,12 @@ def other_year(answer: str, question: str, observations: Iterable[str]) -> tuple
     return None
 
 
-def _other_year(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _other_year(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     found = None if refusal else other_year(answer, ctx.question, ctx.observations)
     if found is None:
         return None
     asked, given = found
-    return Nudge("other_year", say(
-        ctx.lang,
-        f"The question asks about {asked}, but your answer comes from a result about {given}, and no result "
-        f"mentions {asked}. If the results do not give it for {asked}, say that you cannot find it.",
-        f"问题问的是{asked}年，但你的答案来自关于{given}年的结果，而没有任何结果提到{asked}年。"
-        f"如果结果里没有{asked}年的数据，就说明你找不到。",
-    ))
+    return Nudge("other_year", message(ctx.lang, "other_year", asked=asked, given=given))
 
 
 _MEASURES = {
@@ -206,10 +155,10 @@ _MEASURES = {
 }
 _MEASURE = {name: re.compile(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", re.IGNORECASE)
             for name, pattern in _MEASURES.items()}
-_COUNT = re.compile(rf"\bhow\s+many\b|多少[{zh.MEASURE_WORDS}人]", re.IGNORECASE)
+_COUNT = re.compile(rf"\bhow\s+many\b|{zh.COUNT}", re.IGNORECASE)
 
 
-def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _measure(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """A count asked for ("月湖里一共有多少条鱼？") and a measurement of another kind given ("58.3平方公里"):
     the model answered with the nearest number it found. The question's own units ("How many kilometres")
     are allowed in the answer."""
@@ -217,98 +166,84 @@ def _measure(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
         return None
     if not any(pattern.search(answer) and not pattern.search(ctx.question) for pattern in _MEASURE.values()):
         return None
-    return Nudge("measure", say(
-        ctx.lang,
-        "The question asks how many; your answer is a measurement of something else. Give the count the "
-        "question asks for from the observations; if they do not give it, say that you cannot find it.",
-        "问题问的是数量（多少个），你的答案却是另一种度量。请从观察结果中给出问题要的数量；如果结果里没有，就说明你找不到。",
-    ))
+    return Nudge("measure", message(ctx.lang, "measure"))
 
 
-def _expression(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _expression(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if not _unevaluated(answer):
         return None
-    return Nudge("expression", say(
-        ctx.lang,
-        "Your answer is an expression, not its value. Work it out"
-        + (" with the calculator" if "calculator" in ctx.tool_names else "")
-        + ", then give the Final Answer as a number.",
-        "你的答案还是一个算式，不是结果。"
-        + ("先用 calculator 算出来，" if "calculator" in ctx.tool_names else "先算出结果，")
-        + "再给出最终答案。",
-    ))
+    return Nudge("expression", message(
+        ctx.lang, "expression.calculator" if "calculator" in ctx.tool_names else "expression.plain"))
 
 
-def _example_value(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _example_value(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
     if value is None:
         return None
-    return Nudge("example_value", say(
-        ctx.lang,
-        f"{value} comes from the examples, not from this question or your observations. "
-        "Answer from this question's own facts.",
-        f"{value} 来自示例，这个问题和你的观察结果里都没有它。请根据本题自己的事实作答。",
-    ))
+    return Nudge("example_value", message(ctx.lang, "example_value", value=value))
 
 
-def _missing_number(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _missing_number(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if refusal or not _not_a_number(answer, ctx.question):
         return None
-    return Nudge("not_a_number", say(
-        ctx.lang,
-        "The question asks for a number, and your answer has none. Find the number in your observations "
-        "(or work it out), then give it as the Final Answer; if nothing gives it, say you cannot find it.",
-        "问题问的是一个数，你的答案里却没有数。请从观察结果中找出这个数（或者算出来），再写最终答案；"
-        "如果找不到，就说明你找不到。",
-    ))
+    return Nudge("not_a_number", message(ctx.lang, "not_a_number"))
 
 
-def _no_observation(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _no_observation(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer before any tool ran, when tools are offered; not one read off the question's own quote
     (told to use a tool first, a small model then searches and answers with what the search found)."""
     if refusal or not ctx.require_observation or not ctx.tool_names or ctx.observations:
         return None
     if from_quote(answer, ctx.question):
         return None
-    return Nudge("no_observation", say(
-        ctx.lang,
-        "You have not used a tool yet. If the question itself holds the answer, or none of the tools "
-        "can help with it, write the same Final Answer again; otherwise use a tool first.",
-        "你还没有使用任何工具。如果问题本身就包含答案，或者没有工具能帮上忙，就再写一次同样的最终答案；否则先使用工具。",
-    ))
+    return Nudge("no_observation", message(ctx.lang, "no_observation"))
 
 
-def _answer_off_quote(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+_NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
+
+
+def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
+    """The question quotes the passage to answer from, and the answer takes a number or a name from a
+    search result instead ("Who is the mayor in this sentence: 'Mayor Odda Berg opened…'?" answered
+    "Cato Vren", the mayor a search found), while the quote holds a value of that kind."""
+    quote = quoted_text(question)
+    if quote is None:
+        return False
+    results = "\n".join(r.line for obs in observations for r in result_lines(obs))
+    numbers, names = numbers_in(answer), set(_NAME.findall(answer))
+    from_results = numbers & numbers_in(results) or {name for name in names if name in results}
+    if not from_results:
+        return False
+    if numbers & numbers_in(quote) or any(name in quote for name in names):
+        return False
+    return bool(numbers_in(quote) if numbers else _NAME.search(quote))
+
+
+def _answer_off_quote(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if refusal or not off_quote(answer, ctx.question, ctx.observations):
         return None
-    return Nudge("off_quote", say(
-        ctx.lang,
-        "The question itself quotes the text to answer from, and your answer comes from a search result "
-        "instead. Answer from the quoted text.",
-        "问题本身引用了要依据的文字，你的答案却来自搜索结果。请根据问题引用的文字作答。",
-    ))
+    return Nudge("off_quote", message(ctx.lang, "off_quote"), lead=_quote_lead(ctx))
 
 
-def _in_question(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _in_question(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """A refusal when the question holds what answers it: numbers to work out, or a quoted passage. Told
     to "look it up", a small model searches, finds nothing and says the documents do not say."""
     holds = question_holds(ctx.question, ctx.tool_names) if refusal else None
     if holds == "numbers":
-        return Nudge("in_question", say(
-            ctx.lang,
-            "The question itself gives the numbers: work it out with the calculator instead of looking it up.",
-            "问题本身已经给出了数字：请用 calculator 算出来，而不是去查找。",
-        ))
+        return Nudge("in_question", message(ctx.lang, "in_question.numbers"),
+                     lead=message(ctx.lang, "in_question.numbers.lead"))
     if holds == "quote":
-        return Nudge("in_question", say(
-            ctx.lang,
-            "The question itself quotes the text that answers it: answer from that text.",
-            "问题本身引用的文字就包含答案：请根据那段文字作答。",
-        ))
+        return Nudge("in_question", message(ctx.lang, "in_question.quote"), lead=_quote_lead(ctx))
     return None
 
 
-def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _quote_lead(ctx: Situation) -> str:
+    """After a correction for refusing the question's quote, or for answering from a search instead of it, the
+    next thought starts from the quote: a small model then answers from it."""
+    return message(ctx.lang, "in_question.quote.lead", quote=quoted_text(ctx.question) or "")
+
+
+def _echo(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer that only repeats a name the question gives ("松林镇和哪个外国城镇结为友好城镇？" answered
     "松林镇"): the model named the question's subject instead of what was asked. Not one read off the
     question's own quote, which is where such an answer belongs; only for a question that asks for a
@@ -317,16 +252,10 @@ def _echo(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
     if (refusal or len(words.replace(" ", "")) < 2 or numbers_in(answer) or not asks_for_name(ctx.question)
             or not _within(words, plain_words(ctx.question)) or from_quote(answer, ctx.question)):
         return None
-    return Nudge("echo", say(
-        ctx.lang,
-        f"Your answer, {answer.strip()}, only repeats what the question itself names. Answer with what the "
-        "question asks for, from the observations; if they do not say, say that you cannot find it.",
-        f"你的答案“{answer.strip()}”只是重复了问题里已有的名称。请根据观察结果回答问题真正要问的内容；"
-        "如果结果里没有，就说明你找不到。",
-    ))
+    return Nudge("echo", message(ctx.lang, "echo", answer=answer.strip()))
 
 
-def _rounding(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
+def _rounding(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     """An answer with more decimals than the question asks for ("to two decimal places" answered
     2.401639344): the answer rounded as asked, worked out here, since a small model copies the
     calculator's digits. Only for an answer that holds one number."""
@@ -336,13 +265,10 @@ def _rounding(answer: str, ctx: AnswerContext, refusal: bool) -> Nudge | None:
             or _SCALED.search(answer)):
         return None  # "1.725 million" is not 2
     rounded = f"{Decimal(found[0].replace(',', '')).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):,}"
-    how = say(ctx.lang, "to a whole number" if places == 0 else f"to {places} decimal place{'s' * (places > 1)}",
-              "取整数" if places == 0 else f"保留{places}位小数")
-    return Nudge("rounding", say(
-        ctx.lang,
-        f"The question asks for the answer rounded {how}: {found[0]} rounded is {rounded}.",
-        f"问题要求答案{how}：{found[0]} 四舍五入后是 {rounded}。",
-    ), lead=say(ctx.lang, f" Rounded {how}, the answer is {rounded}.", f" 按要求{how}，答案是 {rounded}。"))
+    how = message(ctx.lang, "rounding.how.whole" if places == 0 else "rounding.how.one" if places == 1
+                  else "rounding.how.many", places=places)
+    return Nudge("rounding", message(ctx.lang, "rounding", how=how, number=found[0], rounded=rounded),
+                 lead=message(ctx.lang, "rounding.lead", how=how, rounded=rounded))
 
 
 _SCALED = re.compile(r"\b(?:thousand|million|billion)\b|[万亿%]", re.IGNORECASE)
@@ -354,10 +280,38 @@ def _within(words: str, text: str) -> bool:
     return f" {words} " in f" {text} " if words.isascii() else words in text
 
 
-_CHECKS: dict[CheckName, Callable[[str, AnswerContext, bool], Nudge | None]] = {
+def _after_failure(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
+    """A refusal right after an offered tool failed on the request, while other tools were never tried
+    ("Four of us had dinner for 86 euros…": ``item_price`` fails, ``split_bill`` waits): one correction
+    naming them. Not after a search, whose "nothing found" is what a refusal rests on."""
+    if not refusal or not ctx.calls_made:
+        return None
+    tool, code = ctx.calls_made[-1]
+    tried = {name for name, _ in ctx.calls_made}
+    untried = [n for n in ctx.tool_names if n not in tried and n not in (SEARCH_TOOL, LIST_TOOLS)]
+    if tool == SEARCH_TOOL or not untried or code != "tool_error":
+        return None
+    return Nudge("after_failure", message(ctx.lang, "after_failure", tool=tool, untried=joined(ctx.lang, untried)))
+
+
+def _copied_again(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
+    """An answer that still holds a value from the few-shot episodes, after the correction that said so: the
+    host stops without an answer rather than pass the examples' value off as this question's (the message is
+    the stop's reason)."""
+    if "example_value" not in ctx.nudged:
+        return None
+    value = copied_example_value(answer, ctx.example_values, (ctx.question, *ctx.observations))
+    if value is None:
+        return None
+    return Nudge("copied_example", f"the model answered with {value} again, a value from the few-shot examples "
+                                   "that neither the question nor any result holds")
+
+
+ANSWER_CHECKS: dict[CheckName, Callable[[str, Situation, bool], Nudge | None]] = {
     "tool_error": _tool_error, "question_back": _question_back, "expression": _expression,
     "example_value": _example_value, "other_year": _other_year, "measure": _measure,
     "not_a_number": _missing_number, "no_observation": _no_observation, "in_question": _in_question,
     "off_quote": _answer_off_quote, "echo": _echo, "rounding": _rounding,
+    "after_failure": _after_failure, "copied_example": _copied_again,
 }
-"""The checks on the answer text by name; the order they are tried in is the registry's."""
+"""The checks on the answer text by name; ``review`` tries them in the registry's order."""

@@ -1,6 +1,6 @@
 """The judge's own reading of answer text: its canonical form and what counts as a refusal.
 
-Why its own, and frozen: the engine decides refusals too (``protocol.answer_text``), and tunes its
+Why its own, and frozen: the engine decides refusals too (``lexicon.answers``), and tunes its
 phrases to steer the model; a judge that read the same list would move with every such change, and a
 wrong phrase would shift the engine and its score together, invisibly. These rules change only on
 purpose, with their own tests (``tests/test_judge.py``), and every committed result judged again.

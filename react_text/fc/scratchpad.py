@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..lexicon.zh import is_chinese
 from ..protocol.dialects import format_action, format_thought
 from .folding import HistoryTurn
 
@@ -35,7 +36,7 @@ def render_scratchpad(template: Any, turns: Sequence[HistoryTurn]) -> str:
 
 def _default_thought(template: Any, names: Sequence[str]) -> str:
     joined = ", ".join(names)
-    if getattr(template, "language", "en") == "zh":
+    if is_chinese(getattr(template, "language", "en")):
         return f"我将调用 {joined}。"
     return f"I will call {joined}."
 

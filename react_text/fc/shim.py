@@ -32,10 +32,10 @@ from ..prompting.episodes import episode_arguments, episode_tools, episode_value
 from ..prompting.opening import first_prompt, parse_turn
 from ..prompting.retrieval import clear_pick, fits_nothing
 from ..prompting.templates import as_template
-from ..protocol.declines import reaches_elsewhere, unfit_nudge
-from ..protocol.grounding import check_call, check_choice, choice_lead
+from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
-from ..checks.answers import AnswerContext, check_answer
+from ..checks.reading import Reading, Situation
+from ..checks.review import ONE_TURN, review
 from ..protocol.parser import parse
 from ..types import Step
 from .answer_stream import AnswerStream
@@ -152,12 +152,8 @@ class _Request:
     example: str
     prose: str
     copied: frozenset[str]
-    answer_context: AnswerContext
-    grounds: tuple[str, ...]  # what call values may come from: instructions, question, results
-    example_arguments: tuple[str, ...]  # what a copied call would pass: the shown episodes' arguments
+    situation: Situation  # what the checks read (``checks.review``); per attempt, what was nudged and tried
     checks: frozenset[CheckName]  # the checks the turn gets (``checks.registry``), as the loop's
-    pick: tuple[str, str] | None  # the tool the question clearly asks for, and its description, before any result
-    unfit: bool  # the question meets no offered tool (``fits_nothing``), before any result
     prompt: str
     turns_before: int
 
@@ -178,13 +174,8 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
-        answer_context=_answer_context(tpl, conversation, by_name, shown, checks), checks=checks,
+        situation=_situation(tpl, conversation, offered, shown, checks, choice.mode == "auto"), checks=checks,
         turns_before=len(conversation.turns),
-        example_arguments=episode_arguments(shown),
-        pick=_pick(offered, conversation) if choice.mode == "auto" else None,
-        unfit=choice.mode == "auto" and not conversation.turns and fits_nothing(offered, conversation.question),
-        grounds=(conversation.instructions, conversation.question,
-                 *(r for turn in conversation.turns for r in turn.results)),
     )
 
 
@@ -202,22 +193,30 @@ def _first_prompt(backend: Backend, template: Any, conversation: Conversation, o
     return prompt + render_scratchpad(template, conversation.turns)
 
 
-def _answer_context(template: Any, conversation: Conversation, by_name: Mapping[str, Any],
-                    shown: Sequence[Any], checks: frozenset[CheckName]) -> AnswerContext:
-    """A final answer gets the loop's checks.
+def _situation(template: Any, conversation: Conversation, offered: Sequence[Any], shown: Sequence[Any],
+               checks: frozenset[CheckName], auto: bool) -> Situation:
+    """What the checks read: the loop's checks but those that need a run (``ONE_TURN``), values grounded in
+    the instructions too, and the shim's gates (``Situation.choice_covers_answers``, ``leads_for``).
 
     "Use a tool first" applies only after a call this request tried and got
     wrong (set per attempt): declining a call is a legitimate reply, but an
     answer made up right after a failed call is not.
     """
-    return AnswerContext(
+    results = tuple(r for turn in conversation.turns for r in turn.results)
+    return Situation(
         question=conversation.question,
-        tool_names=tuple(by_name),
-        observations=tuple(r for turn in conversation.turns for r in turn.results),
+        tool_names=tuple(dict.fromkeys(t.name for t in offered)),
+        observations=results,
         example_values=episode_values(shown),
         require_observation=False,
         lang=prompt_language(template, conversation.question),
-        checks=frozenset(in_order("answer", checks)),
+        checks=checks - ONE_TURN,
+        grounds=(conversation.instructions, conversation.question, *results),
+        example_arguments=episode_arguments(shown),
+        pick=_pick(offered, conversation) if auto else None,
+        unfit=auto and not conversation.turns and fits_nothing(offered, conversation.question),
+        choice_covers_answers=True,
+        leads_for=frozenset({"tool_choice"}),
     )
 
 
@@ -233,7 +232,7 @@ class _Attempts:
         self.n = request.turns_before + 1
         self.errors: list[str] = []
         self.nudged: set[str] = set()
-        self.lead = ""  # words the next turn starts with, written for the model (``_passed_over``)
+        self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
         # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
@@ -261,7 +260,7 @@ class _Attempts:
         lead, self.lead = self.lead, ""
         text = lead + self._complete(self.prompt + lead, r.strict if self.errors else r.grammar,
                                      self._turn_stream(prefix + lead))
-        step = parse_turn(r.template, text, self.n, r.schemas, prose=r.prose, lang=r.answer_context.lang)
+        step = parse_turn(r.template, text, self.n, r.schemas, prose=r.prose, lang=r.situation.lang)
         turn = prefix + text
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))
         kept = turn[len(prefix): max(step.end, len(prefix))]
@@ -300,70 +299,27 @@ class _Attempts:
         r, n = self.request, self.n
 
         def read_turn(text: str) -> Step:
-            return parse(text, r.schemas, dialect=r.template.dialect, lang=r.answer_context.lang, n=n)
+            return parse(text, r.schemas, dialect=r.template.dialect, lang=r.situation.lang, n=n)
 
         return AnswerStream(prefix, read_turn, self.on_content)
 
     def _guarded(self, verdict: Verdict) -> Verdict:
-        """An "auto" answer that the answer checks catch, an "auto" first move that passes over the tool
-        the question clearly asks for, or a call with values from nowhere (``grounding``), becomes a
-        problem (one nudge per check). The call checks run in the registry's order, as in the loop."""
-        if self.request.choice.mode != "auto" or verdict.problem is not None:
-            return verdict
-        if verdict.calls:
-            checks = {"tool_choice": self._passed_over, "ungrounded": self._ungrounded, "no_fit": self._unfit}
-            for check in in_order("call", self.request.checks):
-                found = checks[check](verdict) if check in checks else None
-                if found is not None:
-                    return found
-            return verdict
-        if verdict.answer is None:
+        """An "auto" turn that ``checks.review`` corrects becomes a problem, with the correction's lead as
+        the next turn's start. A first call is questioned only on the first attempt (a call the model makes
+        after a correction has had its say), and "use a tool first" only after a call this request tried."""
+        r = self.request
+        if r.choice.mode != "auto" or verdict.problem is not None or not (verdict.calls or verdict.answer is not None):
             return verdict
         tried_call = any(code in ("bad_arguments", "unknown_tool") for code in self.errors)
-        context = replace(self.request.answer_context, nudged=frozenset(self.nudged), require_observation=tried_call)
-        nudge = check_answer(verdict.answer, context)
+        situation = replace(r.situation, nudged=frozenset(self.nudged), require_observation=tried_call,
+                            unfit=r.situation.unfit and not self.errors)
+        reading = Reading(calls=tuple(verdict.calls)) if verdict.calls else Reading(answer=verdict.answer)
+        nudge = review(reading, situation)
         if nudge is None:
-            return self._passed_over(verdict) or verdict
+            return verdict
         self.nudged.add(nudge.code)
+        self.lead = nudge.lead  # the model writes the rest: a call, or an answer
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
-
-    def _passed_over(self, verdict: Verdict) -> Verdict | None:
-        """A first move that leaves out the tool the question clearly asks for gets one correction
-        (none after "use a tool first" said the same)."""
-        r = self.request
-        if "tool_choice" not in r.checks or self.nudged & {"tool_choice", "no_observation"}:
-            return None
-        nudge = check_choice(r.pick, tuple(name for name, _ in verdict.calls), r.answer_context.lang)
-        if nudge is None or r.pick is None:
-            return None
-        self.nudged.add(nudge.code)
-        self.lead = choice_lead(r.pick[0], r.answer_context.lang)  # the model writes the rest: a call, or an answer
-        return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
-
-    def _unfit(self, verdict: Verdict) -> Verdict | None:
-        """A first call when the question meets none of the tools gets one correction, on the first
-        attempt only (the values check goes first and often settles it); a call the model makes
-        after a correction goes through. No lead: started with "None of my tools can do that, so",
-        it also declines what it knows ("Who wrote Pride and Prejudice?")."""
-        r = self.request
-        if not r.unfit or self.errors:  # a call made after a correction: the model has had its say
-            return None
-        nudge = unfit_nudge(verdict.calls[0][0], list(r.schemas), r.answer_context.lang)
-        self.nudged.add(nudge.code)
-        return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
-
-    def _ungrounded(self, verdict: Verdict) -> Verdict | None:
-        """A call with values from nowhere (``grounding``) gets one correction."""
-        r = self.request
-        if "ungrounded" in self.nudged:
-            return None
-        for name, args in verdict.calls:
-            nudge = check_call(name, args, r.schemas.get(name), r.grounds, r.example_arguments,
-                               lang=r.answer_context.lang)
-            if nudge is not None:
-                self.nudged.add(nudge.code)
-                return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
-        return None
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:
         """The answer asked for under the dialect's answer label after ``said``, or None when none came."""
@@ -372,7 +328,7 @@ class _Attempts:
         lead = prefix + said + "\n" + label
 
         def read(text: str) -> Step:  # in the template's own dialect, like the turn it follows
-            return parse(text, r.schemas, dialect=r.template.dialect, lang=r.answer_context.lang, n=n)
+            return parse(text, r.schemas, dialect=r.template.dialect, lang=r.situation.lang, n=n)
 
         stream = AnswerStream(lead, read, self.on_content) if self.on_content is not None else None
         answer = read(lead + self._complete(self.prompt + said + "\n" + label, None, stream)).final_answer

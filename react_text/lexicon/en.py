@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["NUMBER_WORDS", "REFUSALS", "STOPWORDS"]
+__all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "STOPWORDS",
+           "TOOL_NEUTRAL_WORDS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -19,6 +20,28 @@ STOPWORDS = frozenset(
     "or our please should so than that the their them then there these they this to us was we were what "
     "when where which who whom whose why will with would you your find search tell about".split())
 """Words of a query that say nothing about its topic (the search tool's, and the base of the others)."""
+
+# The lists below each say what a question's words do not tell one reader. They grew apart from
+# ``STOPWORDS`` (two are written in the search tool's stemmed form: "doe", "plu", "minu"); each is kept
+# as its reader has it until merging them is measured.
+EPISODE_STOPWORDS = frozenset(
+    "the and for with what which who whom how many much was were are has have had that this from into "
+    "does did its their there than then they them will would can could should about when where why "
+    "answer question tool tools use using".split()
+)
+"""Words that say nothing about which few-shot episode a question is like (``prompting.episodes``)."""
+ANSWER_WORDS = frozenset(
+    "many much long deep tall high far old big wide heavy answer number give round nearest do doe did".split())
+"""Words (stemmed) that say how to answer, not what about, beyond ``STOPWORDS`` (``prompting.evidence``)."""
+COMBINING_WORDS = frozenset(
+    "combined together total sum difference more fewer less earlier later older younger after before between per "
+    "average percentage percent ratio double doubled triple tripled twice half time grow plu minu passed year "
+    "grew increase increased rise rose halved quadrupled apart elapsed "
+    "decimal place whole round rounded nearest density her his one into once using use figure people live what if "
+    "would".split())
+"""Words (stemmed) that say how a question combines facts, not which facts (``prompting.facts``)."""
+TOOL_NEUTRAL_WORDS = frozenset({"many", "much", "give", "use", "using", "value", "long"})
+"""Words of a question that say nothing about a tool, beyond ``STOPWORDS`` (``prompting.retrieval``)."""
 
 REFUSALS: tuple[str, ...] = (
     r"can ?not", r"can't", r"couldn't", r"could not", r"unable to", r"not able to",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["DIGITS", "MEASURE_WORDS", "NUMBER_UNITS", "ONE_TO_TEN", "REFUSALS", "STOPWORDS"]
+__all__ = ["COUNT", "DIGITS", "FUNCTION_CHARS", "MEASURE_WORDS", "NUMBER_UNITS", "ONE_TO_TEN", "REFUSALS", "STOPWORDS",
+           "STOP_PAIRS", "is_chinese"]
 
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 """Digits of a Chinese numeral."""
@@ -13,9 +14,15 @@ ONE_TO_TEN = "一二三四五六七八九十"
 
 MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
 """The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
+COUNT = f"(?:多少|几)[{MEASURE_WORDS}人]"
+"""A question that counts, as a regex fragment: 多少 or 几 and a measure word ("多少名", "几座", "多少人")."""
 
 STOPWORDS = frozenset("什么 多少 哪个 哪些 怎么 为什么 是否 如何 请问 一下 的 是 了 吗 呢 在 和".split())
 """Words (and character pairs) of a query that say nothing about its topic."""
+STOP_PAIRS = frozenset("多少 是多 什么 是什 哪个 哪里 哪一 一个 的是 是谁 有多 这个 那个 我们 你们 请问".split())
+"""Character pairs that say nothing about which few-shot episode a question is like (``prompting.episodes``)."""
+FUNCTION_CHARS = frozenset("的是了在有多少几吗呢什么哪谁个请问和与及或")
+"""Function characters: a character pair holding one says nothing about the topic (``prompting.evidence``)."""
 
 REFUSALS: tuple[str, ...] = (
     "无法", "不知道", "不清楚", "不确定", "不能确定", "不能回答", "不能提供", "不能预测", "不能得知", "不可能知道",
@@ -24,3 +31,9 @@ REFUSALS: tuple[str, ...] = (
     r"没有[^。，,.;；]{0,10}(?:信息|资料|记录|数据|内容)",
 )
 """Phrases that decline to answer, as regex fragments."""
+
+
+def is_chinese(lang: str) -> bool:
+    """Whether a language code (``zh``, ``zh-CN``, ``ZH``) names Chinese: the one test every reader of a prompt's
+    language uses."""
+    return lang.lower().startswith("zh")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from ..lexicon.zh import is_chinese
+
 __all__ = ["sample_arguments"]
 
 # Example values by what a parameter is called: concrete (a model copies a placeholder as
@@ -91,8 +93,8 @@ def _sample(name: str, prop: Mapping[str, Any], lang: str, salt: int, depth: int
     key = name.lower()
     for part, en, zh in _NAMED_SAMPLES:
         if part in key:
-            return zh if lang == "zh" else en
-    return f"sample {name.replace('_', ' ')}" if lang != "zh" else f"示例{name}"
+            return zh if is_chinese(lang) else en
+    return f"示例{name}" if is_chinese(lang) else f"sample {name.replace('_', ' ')}"
 
 
 def sample_arguments(schema: Mapping[str, Any] | None, lang: str = "en", salt: int = 0, depth: int = 0) -> dict[str, Any]:

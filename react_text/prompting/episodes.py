@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from ..lexicon import en, zh
 from ..lexicon.cjk import HAN
 
-from ..protocol.answer_text import is_refusal
-from ..protocol.question import numbers_in
+from ..lexicon.answers import is_refusal
+from ..lexicon.question import numbers_in
 from .demo_values import sample_arguments
 
 __all__ = [
@@ -80,11 +81,6 @@ class Episode:
 _CJK = re.compile(f"[{HAN}]")
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_STOPWORDS = frozenset(
-    "the and for with what which who whom how many much was were are has have had that this from into "
-    "does did its their there than then they them will would can could should about when where why "
-    "answer question tool tools use using".split()
-)
 
 
 def question_language(text: str) -> str:
@@ -94,14 +90,11 @@ def question_language(text: str) -> str:
     return "zh" if cjk and cjk >= latin else "en"
 
 
-_ZH_STOP_PAIRS = frozenset("多少 是多 什么 是什 哪个 哪里 哪一 一个 的是 是谁 有多 这个 那个 我们 你们 请问".split())
-
-
 def _terms(text: str) -> frozenset[str]:
     """Lower-cased words (crudely stemmed) plus Chinese character pairs."""
-    words = {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower() not in _STOPWORDS}
+    words = {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower() not in en.EPISODE_STOPWORDS}
     han = "".join(_CJK.findall(text))
-    pairs = {han[i : i + 2] for i in range(len(han) - 1)} - _ZH_STOP_PAIRS
+    pairs = {han[i : i + 2] for i in range(len(han) - 1)} - zh.STOP_PAIRS
     return frozenset(words | pairs)
 
 
@@ -212,7 +205,7 @@ def _purpose(spec: Any, lang: str) -> str:
     text = re.split(r"(?<=[.!?。！？])\s", text)[0].rstrip(".。 ")
     if not text:
         return spec.name.replace("_", " ")
-    return text[0].lower() + text[1:] if lang != "zh" and not text[:2].isupper() else text
+    return text[0].lower() + text[1:] if not zh.is_chinese(lang) and not text[:2].isupper() else text
 
 
 def _value_text(value: Any) -> str:
@@ -235,7 +228,7 @@ def demo_episode(spec: Any, lang: str = "en", salt: int = 0) -> Episode:
     args = sample_arguments(getattr(spec, "schema", None), lang, salt)
     purpose = _purpose(spec, lang)
     values = [f"{k.replace('_', ' ')} = {_value_text(v)}" for k, v in args.items()]
-    if lang == "zh":
+    if zh.is_chinese(lang):
         question = purpose + (f"（{'，'.join(values)}）" if values else "") + "？"
         thought = _ZH_THOUGHTS[salt % len(_ZH_THOUGHTS)].format(purpose=purpose, tool=spec.name)
     else:
@@ -260,13 +253,13 @@ def episode_values(episodes: Iterable[Episode]) -> frozenset[str]:
 
 def episode_arguments(episodes: Iterable[Episode]) -> tuple[str, ...]:
     """The arguments of every call in the episodes, as JSON text: what a copying model would pass
-    (``protocol.grounding`` reports a call value that echoes them and not the question)."""
+    (``checks.grounding`` reports a call value that echoes them and not the question)."""
     return tuple(json.dumps(step.args, ensure_ascii=False) for ep in episodes for step in ep.steps)
 
 
 def episode_tools(episodes: Iterable[Episode], offered: Iterable[str]) -> frozenset[str]:
     """The tools the episodes call that are not ``offered``: a call to one is copied from the examples
-    (``protocol.declines``), not a reach for a tool the question needs."""
+    (``checks.declines``), not a reach for a tool the question needs."""
     return frozenset(step.tool for ep in episodes for step in ep.steps) - frozenset(offered)
 
 

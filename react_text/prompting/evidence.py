@@ -29,20 +29,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..lexicon import zh
+from ..lexicon import en, zh
 from ..lexicon.cjk import HAN
 
-from ..protocol.question import asks_for_number, numbers_in
+from ..lexicon.question import asks_for_number, numbers_in
 from ..protocol.results import result_lines
 from ..tools.search import query_terms
 
 __all__ = ["COVERAGE", "MAX_QUOTE", "Sentence", "answering_sentence", "evidence_lead", "quote", "read_sentences", "terms"]
 
-_ANSWER_WORDS = frozenset(
-    "many much long deep tall high far old big wide heavy answer number give round nearest do doe did".split())
-"""Words that say how to answer, not what about (beyond the search tool's stopwords)."""
-_CJK_FUNCTION = frozenset("的是了在有多少几吗呢什么哪谁个请问和与及或")
-"""Chinese function characters: a character pair holding one says nothing about the topic."""
 _HOW_MANY_ZH = re.compile(f"(?:多少|几)[{zh.MEASURE_WORDS}]?")
 """"How many" with its measure word (多少名, 几座): the shape of the answer, not its topic."""
 
@@ -66,7 +61,7 @@ _OPERAND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:%|倍|percent\b|per\s*cent\b|t
 def terms(text: str) -> tuple[set[str], set[str]]:
     """Content terms (the search tool's terms, numbers and answer words aside) and the numbers."""
     words = {t for t in query_terms(text)
-             if not t.isdigit() and t not in _ANSWER_WORDS and not _CJK_FUNCTION.intersection(t)}
+             if not t.isdigit() and t not in en.ANSWER_WORDS and not zh.FUNCTION_CHARS.intersection(t)}
     return words, numbers_in(text)
 
 
@@ -175,7 +170,7 @@ def evidence_lead(question: str, observation: str, lang: str) -> str | None:
 
 def quote(k: int, sentence: str, lang: str) -> str:
     """Result ``[k]``'s sentence as the episodes quote it, opening a thought."""
-    if lang == "zh":
+    if zh.is_chinese(lang):
         ordinal = zh.ONE_TO_TEN[k - 1] if 1 <= k <= len(zh.ONE_TO_TEN) else str(k)
         return f" 第{ordinal}条结果写的是：“{sentence}”"
     return f' Result [{k}] says: "{sentence}"'

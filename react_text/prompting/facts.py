@@ -20,9 +20,9 @@ import re
 from os.path import commonprefix
 from typing import Literal
 
-from ..protocol.question import numbers_in
+from ..lexicon.question import numbers_in
 from ..tools.calculator import CALCULATOR_TOOL
-from ..lexicon import zh
+from ..lexicon import en, zh
 from .evidence import COVERAGE, MAX_QUOTE, Sentence, evidence_lead, quote, read_sentences, terms
 
 __all__ = ["combining_facts", "facts_lead", "named_lead", "operation", "thought_lead"]
@@ -54,12 +54,6 @@ _OPERATIONS: tuple[tuple[str, re.Pattern[str], str, str], ...] = tuple(
 order they are tried, with the calculation's shape in each language."""
 _YEAR = re.compile(r"(?:\b(?:in|since|from|until|by)\s+|于|在)(1\d{3}|20\d{2})(?!\d|,\d)|(?<![\d,])(1\d{3}|20\d{2})\s*年")
 """A year as prose writes one ("in 1911", "于1927年"); "1,926人" is a count."""
-_SHAPE_WORDS = frozenset(
-    "combined together total sum difference more fewer less earlier later older younger after before between per "
-    "average percentage percent ratio double doubled triple tripled twice half time grow plu minu passed year "
-    "grew increase increased rise rose halved quadrupled apart elapsed "
-    "decimal place whole round rounded nearest density her his one into once using use figure people live what if "
-    "would".split())
 _UNIT = re.compile(r"\bin\s+(?:square\s+)?([a-z]+)\s*[?.]")
 """The unit the answer is asked in ("…, in pounds?"): how to answer, not what about."""
 _SHAPE_ZH = re.compile(f"(?:多少|几)[{zh.MEASURE_WORDS}岁]?|"
@@ -98,7 +92,7 @@ def combining_facts(question: str, observations: list[str]) -> list[tuple[int, i
     the observations (oldest first) do not cover it."""
     op = operation(question)
     q_words, q_numbers = terms(_SHAPE_ZH.sub(" ", question))
-    q_words = {w for w in q_words if w not in _SHAPE_WORDS} - terms(" ".join(_UNIT.findall(question)))[0]
+    q_words = {w for w in q_words if w not in en.COMBINING_WORDS} - terms(" ".join(_UNIT.findall(question)))[0]
     if op is None or len(q_words) < 2:
         return None
     names = terms(" ".join(w for w in _NAME_WORD.findall(question)))[0] & q_words
@@ -145,8 +139,8 @@ def facts_lead(question: str, observations: list[str], lang: str) -> str | None:
     if not facts or all(o != len(observations) - 1 for o, _, _ in facts):
         return None
     quotes = "".join(quote(k, text, lang) for _, k, text in facts)
-    _, _, en, zh = next(o for o in _OPERATIONS if o[0] == operation(question))
-    return f"{quotes} 问题问的是{zh}" if lang == "zh" else f"{quotes} The question asks for {en}"
+    _, _, in_en, in_zh = next(o for o in _OPERATIONS if o[0] == operation(question))
+    return f"{quotes} 问题问的是{in_zh}" if zh.is_chinese(lang) else f"{quotes} The question asks for {in_en}"
 
 
 def thought_lead(question: str, observations: list[str], lang: str, tool_names: tuple[str, ...], *,

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..lexicon import en
 from ..lexicon.cjk import CJK
 
 from ..tools.spec import tool
@@ -45,8 +46,6 @@ _NAME_WEIGHT = 3
 _CLEAR_SCORE = 1.0
 _CLEAR_MARGIN = 1.5
 """A clear pick scores at least this much, and this many times the next tool's score."""
-_QUESTION_WORDS = frozenset({"many", "much", "give", "use", "using", "value", "long"})
-"""Words of a question that say nothing about a tool, beyond the search tool's stopwords."""
 _IDENTIFIER_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
 _OPEN_ARGUMENTS = frozenset({"query", "q", "question", "prompt", "search", "keywords", "expression", "formula",
                              "code", "input", "command", "url", "answer"})
@@ -61,7 +60,7 @@ def tool_terms(text: str) -> list[str]:
     Latin ones cut to a common stem; bare numbers say nothing about which tool to use."""
     split = _IDENTIFIER_BREAK.sub(" ", text)
     return [t if not t.isascii() or len(t) <= _STEM_CHARS else t[:_STEM_CHARS]
-            for t in query_terms(split) if not t.isdigit() and t not in _QUESTION_WORDS]
+            for t in query_terms(split) if not t.isdigit() and t not in en.TOOL_NEUTRAL_WORDS]
 
 
 @dataclass(frozen=True)

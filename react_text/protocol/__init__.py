@@ -5,5 +5,5 @@
 blobs (``blobs``, ``json_calls``) and the last-resort forms (``fallback``), with one placeholder
 check (``placeholders``) and one tool-name matcher (``names``). ``jsonish`` reads the JSON and
 Python literals models write; ``dialects/`` holds one module per protocol style; ``feedback``
-words format errors; ``answer_text`` reads a final answer; ``nudges`` words a correction.
+words format errors. Reading what a question or an answer says is not the parser's: ``lexicon``.
 """

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
+from ..lexicon.messages import message
 from .dialects import DialectLike, dialect_named
 from .dialects.base import Dialect
 
@@ -44,7 +45,7 @@ class Voice:
     dialect: DialectLike = "classic"
     n: int = 1
     lang: Optional[str] = None
-    """``zh`` words messages in Chinese; None follows the dialect's own language (Chinese for ``zh``)."""
+    """The language messages are worded in (``lexicon.messages``); None follows the dialect's own (Chinese for ``zh``)."""
     tried: Optional[str] = None
     """The offered tool the turn named: an example under it fixes the call the model meant to make."""
 
@@ -58,12 +59,9 @@ class Voice:
         """The dialect the examples are written in."""
         return dialect_named(self.dialect)
 
-    @property
-    def zh(self) -> bool:
-        return (self.lang or self.style.language).lower().startswith("zh")
-
-    def say(self, en: str, zh: str) -> str:
-        return zh if self.zh else en
+    def say(self, key: str, **values: Any) -> str:
+        """The message ``key`` (``lexicon.messages``) in the voice's language."""
+        return message(self.lang or self.style.language, key, **values)
 
     def args(self, tool: Optional[str], given: Any = None) -> dict[str, Any]:
         """Arguments to show for ``tool``: its required keys (or its first one), with values the
@@ -90,7 +88,7 @@ class Voice:
         return self.style.write_action(tool, self.args(tool, given), self.n)
 
     def thought(self) -> str:
-        return self.style.write_thought(self.say("I should look this up.", "我需要先查一下。"), self.n)
+        return self.style.write_thought(self.say("feedback.thought"), self.n)
 
     def final(self) -> str:
         return self.style.write_final(FILL, self.n)
@@ -133,91 +131,63 @@ def _q(text: str, n: int = 60) -> str:
 
 
 def empty(v: Voice) -> str:
-    return v.say("Your reply was empty. Write a thought and then an action, e.g.",
-                 "你的回复是空的。请先写思考，再写一个行动，例如：") + f"\n{v.thought()}\n{v.action()}"
+    return v.say("feedback.empty") + f"\n{v.thought()}\n{v.action()}"
 
 
 def untrusted(v: Voice) -> str:
-    return v.say(
-        "Do not write the Observation or a new Question yourself; the tool result comes back to you. "
-        "Write only your next step, e.g.",
-        "不要自己写观察或新的问题，工具的结果会返回给你。只写你的下一步，例如：",
-    ) + f"\n{v.thought()}\n{v.action()}"
+    return v.say("feedback.untrusted") + f"\n{v.thought()}\n{v.action()}"
 
 
 def no_action(v: Voice) -> str:
-    return (v.say("I found no action and no final answer. Write one action, e.g.",
-                  "没有找到行动，也没有最终答案。请写一个行动，例如：")
-            + f"\n{v.action()}\n"
-            + v.say("or, when you know the answer:", "或者，如果你已经知道答案：")
-            + f"\n{v.final()}")
+    return v.say("feedback.no_action") + f"\n{v.action()}\n" + v.say("feedback.no_action.or_answer") + f"\n{v.final()}"
 
 
 def answer_or_action(v: Voice, said: str) -> str:
     """For a one-line thought written after an observation: the model's own sentence under the
     answer label, then the action format. A small model that states its answer in prose copies the
     repaired line it is shown; a generic "Final Answer: ..." it copies as "...", or not at all."""
-    return (v.say("I found no action and no final answer. If that sentence is your answer, write it after the label:",
-                  "没有找到行动，也没有最终答案。如果这句话就是你的答案，请写在标签后面：")
-            + f"\n{v.style.write_final(said, v.n)}\n"
-            + v.say("Otherwise write one action, e.g.", "否则请写一个行动，例如：")
-            + f"\n{v.action()}")
+    return (v.say("feedback.answer_or_action") + f"\n{v.style.write_final(said, v.n)}\n"
+            + v.say("feedback.answer_or_action.otherwise") + f"\n{v.action()}")
 
 
 def unknown_tool(v: Voice, name: str, suggestion: Optional[str], given: Any = None) -> str:
     if v.tools is None or not v.tools.names:
-        return v.say(f"There are no tools, so \"{_q(name)}\" cannot run. Give your answer:",
-                     f"没有可用的工具，所以“{_q(name)}”无法运行。请直接给出答案：") + f"\n{v.final()}"
-    names = ", ".join(v.tools.names)
-    hint = v.say(f" Did you mean {suggestion}?", f"你是不是想用 {suggestion}？") if suggestion else ""
-    return v.say(f"\"{_q(name)}\" is not a tool.{hint} Valid tools: {names}. Use one of them exactly, e.g.",
-                 f"“{_q(name)}”不是工具。{hint}可用的工具：{names}。请原样使用其中之一，例如：") \
+        return v.say("feedback.no_tools", name=_q(name)) + f"\n{v.final()}"
+    hint = v.say("feedback.unknown_tool.hint", suggestion=suggestion) if suggestion else ""
+    return v.say("feedback.unknown_tool", name=_q(name), hint=hint, names=", ".join(v.tools.names)) \
         + f"\n{v.action(suggestion, given if suggestion else None)}"  # another tool's values would mislead
 
 
 def not_a_name(v: Voice, name: str) -> str:
-    return v.say(f"\"{_q(name)}\" is not a tool name. Name one tool, e.g.",
-                 f"“{_q(name)}”不是工具名。请写一个工具名，例如：") + f"\n{v.action()}"
+    return v.say("feedback.not_a_name", name=_q(name)) + f"\n{v.action()}"
 
 
 def placeholder(v: Voice, what: str) -> str:
-    return v.say(
-        f"You copied the format instructions (\"{_q(what, 40)}\") instead of filling them in. "
-        "Write a real tool name and replace every ... with a real value, e.g.",
-        f"你照抄了格式说明（“{_q(what, 40)}”），没有填写内容。请写真实的工具名，并把每个 ... 换成真实的值，例如：",
-    ) + f"\n{v.action()}"
+    return v.say("feedback.placeholder", what=_q(what, 40)) + f"\n{v.action()}"
 
 
 def missing_input(v: Voice, tool: str) -> str:
-    return v.say(f"The action {tool} has no input. Write it like this:",
-                 f"行动 {tool} 没有输入。请这样写：") + f"\n{v.action(tool)}"
+    return v.say("feedback.missing_input", tool=tool) + f"\n{v.action(tool)}"
 
 
 def stray_input(v: Voice) -> str:
-    return v.say("The input has no tool name before it. Write the tool name first, e.g.",
-                 "输入前面没有工具名。请先写工具名，例如：") + f"\n{v.action()}"
+    return v.say("feedback.stray_input") + f"\n{v.action()}"
 
 
 def bad_arguments(v: Voice, tool: Optional[str], detail: str) -> str:
-    return v.say(f"The input could not be read ({_q(detail)}). Write it like this:",
-                 f"输入无法读取（{_q(detail)}）。请这样写：") + f"\n{v.action(tool)}"
+    return v.say("feedback.bad_arguments", detail=_q(detail)) + f"\n{v.action(tool)}"
 
 
 def truncated(v: Voice, tool: Optional[str]) -> str:
-    return v.say("The input was cut off before it ended. Write a shorter input and close every quote "
-                 "and bracket, e.g.",
-                 "输入还没写完就断了。请写短一些，并把每个引号和括号都闭合，例如：") + f"\n{v.action(tool)}"
+    return v.say("feedback.truncated") + f"\n{v.action(tool)}"
 
 
 def missing_answer(v: Voice) -> str:
-    example = v.style.write_final(v.say("Paris", "北京"), v.n)
-    return v.say("The final answer is empty. Write the answer itself, e.g.",
-                 "最终答案是空的。请写出答案本身，例如：") + f"\n{example}"
+    return v.say("feedback.missing_answer") + f"\n{v.style.write_final(v.say('feedback.missing_answer.example'), v.n)}"
 
 
 def internal(v: Voice, what: str) -> str:
-    return v.say(f"The reply could not be read ({what}). Write one action, e.g.",
-                 f"无法读取这条回复（{what}）。请写一个行动，例如：") + f"\n{v.action()}"
+    return v.say("feedback.internal", what=what) + f"\n{v.action()}"
 
 
 def check_dialect(dialect: DialectLike) -> None:

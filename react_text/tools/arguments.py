@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.feedback import fill_value
-from ..protocol.grounding import empty_value
 from ..types import Args
 from .coercion import Mismatch, coerce_value, json_or_none, name_key
 from .results import safe_str
 from .spec import Tool
 
-__all__ = ["ArgumentError", "BoundArgs", "bind_args", "coerce_args"]
+__all__ = ["ArgumentError", "BoundArgs", "bind_args", "coerce_args", "empty_value"]
 
 
 class ArgumentError(ValueError):
@@ -57,6 +56,17 @@ class BoundArgs:
 
 _KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
+
+
+def empty_value(value: Any) -> bool:
+    """A value that says nothing (``0``, ``""``, ``null``, ``false``, ``[]``, ``{}``): what a small model
+    puts under an argument the tool does not take, copied from a look-alike tool (``"attendees": 0``
+    for ``room_availability``). Such an argument is dropped here and never questioned (``checks.grounding``)."""
+    if value is None or isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    return isinstance(value, (str, list, dict)) and not value
 
 
 def _show(value: Any) -> str:

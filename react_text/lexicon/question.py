@@ -1,5 +1,5 @@
 """What a question itself holds and asks: its numbers, a quoted passage, whether a number is asked
-for, and whether an answer was read off the question's quote or taken from a search instead.
+for, and whether an answer was read off the question's quote.
 
 Why apart from ``checks.answers``: the answer checks, the evidence quote and the episode values all read a
 question (and an answer) the same way; this is that one reading. Pure functions over text.
@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon.numbers import NUMBER, ZH_NUMERAL, number_value
-from .results import result_lines
+from .numbers import NUMBER, ZH_NUMERAL, number_value
 
-__all__ = ["NUMBER", "asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "off_quote", "plain_words", "question_holds",
+__all__ = ["NUMBER", "asked_decimals", "asks_for_name", "asks_for_number", "from_quote", "numbers_in", "plain_words", "question_holds",
            "quoted_text", "written_numbers"]
 
 
@@ -90,26 +89,6 @@ def plain_words(text: str) -> str:
     """Words only, folded, single-spaced: how an answer is found in a quote (or the question) whatever its
     punctuation."""
     return " ".join(re.sub(r"[^\w\s]", " ", text).split()).casefold()
-
-
-_NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
-
-
-def off_quote(answer: str, question: str, observations: tuple[str, ...]) -> bool:
-    """The question quotes the passage to answer from, and the answer takes a number or a name from a
-    search result instead ("Who is the mayor in this sentence: 'Mayor Odda Berg opened…'?" answered
-    "Cato Vren", the mayor a search found), while the quote holds a value of that kind."""
-    quote = quoted_text(question)
-    if quote is None:
-        return False
-    results = "\n".join(r.line for obs in observations for r in result_lines(obs))
-    numbers, names = numbers_in(answer), set(_NAME.findall(answer))
-    from_results = numbers & numbers_in(results) or {name for name in names if name in results}
-    if not from_results:
-        return False
-    if numbers & numbers_in(quote) or any(name in quote for name in names):
-        return False
-    return bool(numbers_in(quote) if numbers else _NAME.search(quote))
 
 
 _DECIMALS = re.compile(rf"\b(\d+|[a-z]+)\s+decimal\s+places?\b|保留(\d+|{ZH_NUMERAL.pattern})位小数", re.IGNORECASE)

@@ -1,18 +1,33 @@
-"""Answer text every layer reads alike: the canonical form of a model's text and refusal detection.
+"""Answer text every layer reads alike: its canonical form, a refusal, and a tool's failure passed off as text.
 
-Why here, in the protocol layer: the loop's answer checks need to know a
-refusal (a refusal is never questioned for lacking an observation) and the
-judge of a suite needs the same rule, so both read it from below them.
+Why here, at the bottom: the answer checks need to know a refusal (a refusal is never questioned for
+lacking an observation), the few-shot episodes' values leave refusals out, and the checks and the loop's
+repeat lead know a failure or an empty search by one rule. (The suites' judge keeps frozen rules of its
+own, ``eval.refusals``.)
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import regex
 
-from ..lexicon import en, zh
-from .nudges import is_failure_text
+from . import en, zh
+
+__all__ = ["canonical", "is_failure_text", "is_refusal"]
+
+_FAILURE = re.compile(
+    r"^\s*(?:error\b|tool error|tool \S+ failed|no results? for|no results\b|timed out|timeout\b|traceback|exception\b|"
+    r"invalid (?:argument|input)|bad arguments?|there is no tool|错误|出错|没有结果|未找到结果)",
+    re.IGNORECASE,
+)
+
+
+def is_failure_text(text: str) -> bool:
+    """Whether ``text`` reads as a tool failure or an empty search, not as a fact."""
+    return bool(_FAILURE.match(text))
+
 
 # Characters NFKC leaves alone but models use interchangeably with ASCII.
 _CHAR_MAP = str.maketrans({

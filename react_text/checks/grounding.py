@@ -36,8 +36,10 @@ from typing import Any, Iterable, Mapping
 import regex
 
 from ..redaction import SECRET_FIELDS, is_secret_field
-from .nudges import Nudge, say
-from .names import is_final_name
+from ..protocol.names import is_final_name
+from ..tools.arguments import empty_value
+from ..lexicon.messages import joined, message
+from .reading import Nudge
 from ..lexicon.cjk import HAN
 from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
 
@@ -120,17 +122,6 @@ class _Grounds:
                 or any(p in self.text for p in pairs))
 
 
-def empty_value(value: Any) -> bool:
-    """A value that says nothing (``0``, ``""``, ``null``, ``false``, ``[]``, ``{}``): what a small model
-    puts under an argument the tool does not take, copied from a look-alike tool (``"attendees": 0``
-    for ``room_availability``). Such an argument is dropped (``tools.arguments``), never questioned."""
-    if value is None or isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value == 0
-    return isinstance(value, (str, list, dict)) and not value
-
-
 def _leaves(value: Any, schema: Any, key: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
     """Every scalar argument with the name it goes by (its nearest key) and its property schema
     (empty when the schema does not say); not an empty value under an argument the schema does
@@ -191,17 +182,8 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
 
 def grounding_nudge(tool: str, missing: tuple[str, ...], lang: str) -> Nudge:
     """The correction for a call whose values come from nowhere, in the prompt's language."""
-    shown = missing[:3]
-    en_values = " and ".join(f'"{v}"' for v in shown)
-    zh_values = "、".join(f"“{v}”" for v in shown)
-    return Nudge("ungrounded", say(
-        lang,
-        f"Your call to {tool} uses {en_values}, which appear in neither the question nor any result. "
-        "Take the values from the question or the results; if none of the tools fits the question, "
-        "answer it directly instead.",
-        f"你调用 {tool} 时用了 {zh_values}，但问题和已有结果里都没有这些值。参数要取自问题或结果；"
-        "如果没有合适的工具，就直接回答问题。",
-    ))
+    values = joined(lang, (message(lang, "value.quoted", value=v) for v in missing[:3]), "values.separator")
+    return Nudge("ungrounded", message(lang, "ungrounded", tool=tool, values=values))
 
 
 def check_call(tool: str, args: Any, schema: Mapping[str, Any] | None, texts: Iterable[str],
@@ -220,20 +202,8 @@ def choice_nudge(pick: str, description: str, called: tuple[str, ...], lang: str
     a call to another tool, or an answer with no call. It names the tool and what it does, never a value."""
     what = description.strip().split(". ", 1)[0].rstrip(".")[:120]
     if called:
-        other = called[0]
-        return Nudge("tool_choice", say(
-            lang,
-            f"Check the tool: this question asks for what {pick} does ({what}), not {other}. "
-            f"Call {pick} with values from the question, unless it cannot help.",
-            f"请检查工具：这个问题要的是 {pick} 的功能（{what}），而不是 {other}。"
-            f"请用问题里的值调用 {pick}，除非它确实帮不上忙。",
-        ))
-    return Nudge("tool_choice", say(
-        lang,
-        f"The tool {pick} does what this question asks ({what}). Call it with values from the question, "
-        "unless it cannot help; then write the same Final Answer again.",
-        f"工具 {pick} 正好做这个问题要的事（{what}）。请用问题里的值调用它；如果它确实帮不上忙，就再写一次同样的最终答案。",
-    ))
+        return Nudge("tool_choice", message(lang, "tool_choice.other", pick=pick, what=what, other=called[0]))
+    return Nudge("tool_choice", message(lang, "tool_choice.answer", pick=pick, what=what))
 
 
 def check_choice(pick: tuple[str, str] | None, called: tuple[str, ...], lang: str = "en") -> Nudge | None:
@@ -248,4 +218,4 @@ def check_choice(pick: tuple[str, str] | None, called: tuple[str, ...], lang: st
 def choice_lead(pick: str, lang: str) -> str:
     """The words the model's next thought starts with after ``choice_nudge``: given the correction alone,
     a small model repeats itself; named in its own thought, the tool gets called."""
-    return say(lang, f" {pick} is the tool for this question.", f"这个问题要用 {pick}。")
+    return message(lang, "tool_choice.lead", pick=pick)

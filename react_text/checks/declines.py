@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..types import Step
-from .nudges import Nudge, say
-from .names import suggest_tool
+from ..lexicon.messages import joined, message
+from .reading import Nudge
+from ..protocol.names import suggest_tool
 
 __all__ = ["no_fit_lead", "no_fit_nudge", "reached_for", "reaches_elsewhere", "unfit_nudge"]
 
@@ -47,31 +48,18 @@ def reaches_elsewhere(step: Step, offered: Sequence[str], copied: frozenset[str]
 def no_fit_nudge(name: str, offered: Sequence[str], lang: str) -> Nudge:
     """The one correction for a call to a tool offered nowhere: none of the offered tools is to be
     forced onto the question; answer without one. Names the tools, shows no call to copy."""
-    return Nudge("no_fit", say(
-        lang,
-        f"There is no tool {name!r}, and none of your tools ({', '.join(offered)}) does that. "
-        "Do not call a tool for it: write the Final Answer from what you know, or say that you cannot do it.",
-        f"没有名为 {name!r} 的工具，你的工具（{'、'.join(offered)}）也做不到这件事。"
-        "不要为此调用工具：请凭你已知的内容写出最终答案，或者说明你做不到。",
-    ))
+    return Nudge("no_fit", message(lang, "no_fit.elsewhere", name=name, offered=joined(lang, offered)))
 
 
 def unfit_nudge(name: str, offered: Sequence[str], lang: str) -> Nudge:
     """The one correction for a first call when the question shares no word with any offered tool
     (``retrieval.fits_nothing``): either the call is right (a request in other words: "Ring my
     mother" for ``phone_call``), and the model calls it again, or no tool does it, and it answers."""
-    return Nudge("no_fit", say(
-        lang,
-        f"Check the tool: the question does not mention {name} or what it does. If {name} does what is "
-        "asked, call it again. If none of your tools does, do not call one: write the Final Answer from "
-        "what you know, or say that you cannot do it.",
-        f"请检查工具：问题里没有提到 {name}，也没有提到它的功能。如果 {name} 正好能完成这个请求，就再调用一次；"
-        "如果你的工具都做不到，就不要调用工具：请凭你已知的内容写出最终答案，或者说明你做不到。",
-    ))
+    return Nudge("no_fit", message(lang, "no_fit.unfit", name=name))
 
 
 def no_fit_lead(lang: str) -> str:
     """The words the model's next thought starts with after ``no_fit_nudge``: with the correction alone,
     a small model writes the same call again. The sentence is left open for the model to finish (it
     answers from what it knows, or says it cannot); a whole sentence it copies as its answer."""
-    return say(lang, " None of my tools can do that, so", "我的工具都做不到这件事，所以")
+    return message(lang, "no_fit.lead")

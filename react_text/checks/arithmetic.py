@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .question import NUMBER, numbers_in
+from ..lexicon.question import NUMBER, numbers_in
 
 __all__ = ["Slip", "arithmetic_slip"]
 
