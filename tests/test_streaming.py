@@ -447,6 +447,26 @@ def test_keep_alive_outlasts_a_client_read_timeout_shorter_than_the_turn():
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "It is sunny in Paris."
 
 
+def test_with_answer_checks_on_only_keep_alives_precede_the_accepted_answer_which_goes_out_in_one_delta():
+    """docs/serving.md: a refused answer never reaches the client; the accepted one is a single delta."""
+    import http.client
+
+    backend = HeldBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
+    threading.Timer(0.5, backend.gate.set).start()
+    with running(backend, keepalive_s=0.1) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "What is 37 * 91 + 12?"}],
+                           "tools": WEATHER, "stream": True})
+        connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        lines = [line for line in connection.getresponse().read().decode().splitlines() if line]
+        connection.close()
+    beats = lines.index(next(line for line in lines if line.startswith("data: ")))
+    assert beats >= 1 and set(lines[:beats]) == {": keep-alive"}
+    deltas = [json.loads(line[len("data: "):])["choices"][0] for line in lines[beats:-1]]
+    assert [d["delta"] for d in deltas] == [{"role": "assistant", "content": ""}, {"content": "3379"}, {}]
+    assert [d["finish_reason"] for d in deltas] == [None, None, "stop"] and lines[-1] == "data: [DONE]"
+
+
 def test_a_failure_after_a_keep_alive_ends_the_stream_with_an_error_event():
     backend = HeldBackend([])  # the script is empty: the backend fails once released
     with running(backend, keepalive_s=0.05) as server:
