@@ -403,6 +403,32 @@ def test_traces_list_show_and_prune(tmp_path, monkeypatch, capsys):
     assert main(["traces", "prune", "--older-than", "soon"]) == 2
 
 
+def test_compare_traces_are_listed_with_traces_dir_and_compare_says_how(tmp_path, monkeypatch, capsys):
+    """compare keeps its traces in out/traces/MODEL/TEMPLATE/TASK.jsonl; `traces --dir OUT` lists the runs
+    among them (not results.jsonl, not a baseline's exchanges) and shows one by its path id."""
+    monkeypatch.setenv("REACT_TEXT_TRACES", str(tmp_path / "mine"))
+    out = tmp_path / "out"
+    spec = CompareSpec(templates=("classic", "direct"), models=("fake",), suite=str(suite(tmp_path)),
+                       out_dir=out, backend="http", urls=(DEAD_URL,))
+    compare.run_compare(spec, backend_factory=lambda m, w: ScriptedBackend([" ok\nFinal Answer: 0.40"] * 4),
+                        progress_stream=open(os.devnull, "w"))
+    assert main(["traces"]) == 0 and "How much is an apple?" not in capsys.readouterr().out  # the user's own list
+
+    assert main(["traces", "--dir", str(out)]) == 0
+    listed, err = capsys.readouterr()
+    assert listed.count("How much is an apple?") == 1 and listed.count("Who founded Varnholt?") == 1, listed
+    assert "traces/fake/classic/p1" in listed and "direct" not in listed and err == ""
+    assert main(["traces", "--dir", str(out), "show", "traces/fake/classic/p2"]) == 0
+    assert "Who founded Varnholt?" in capsys.readouterr().out
+    assert main(["traces", "--dir", str(out), "path"]) == 0 and capsys.readouterr().out.strip() == str(out)
+    assert main(["traces", "--dir", str(tmp_path / "nowhere")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+    assert main(["compare", "--report-only", "--templates", "classic", "direct", "--models", "fake", "--backend",
+                 "http", "--url", DEAD_URL, "--suite", str(suite(tmp_path)), "--out", str(out)]) == 0
+    assert f"traces: react-text traces --dir {out}" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv", [["templates", "show", "classic"], ["parse", "--tools", "search", "-"]])
 def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(argv):
     """`react-text parse … | head`: the pipe is closed before the command writes."""

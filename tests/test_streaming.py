@@ -447,6 +447,26 @@ def test_keep_alive_outlasts_a_client_read_timeout_shorter_than_the_turn():
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "It is sunny in Paris."
 
 
+def test_with_answer_checks_on_only_keep_alives_precede_the_accepted_answer_which_goes_out_in_one_delta():
+    """docs/serving.md: a refused answer never reaches the client; the accepted one is a single delta."""
+    import http.client
+
+    backend = HeldBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
+    threading.Timer(0.5, backend.gate.set).start()
+    with running(backend, keepalive_s=0.1) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "What is 37 * 91 + 12?"}],
+                           "tools": WEATHER, "stream": True})
+        connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        lines = [line for line in connection.getresponse().read().decode().splitlines() if line]
+        connection.close()
+    beats = lines.index(next(line for line in lines if line.startswith("data: ")))
+    assert beats >= 1 and set(lines[:beats]) == {": keep-alive"}
+    deltas = [json.loads(line[len("data: "):])["choices"][0] for line in lines[beats:-1]]
+    assert [d["delta"] for d in deltas] == [{"role": "assistant", "content": ""}, {"content": "3379"}, {}]
+    assert [d["finish_reason"] for d in deltas] == [None, None, "stop"] and lines[-1] == "data: [DONE]"
+
+
 def test_a_failure_after_a_keep_alive_ends_the_stream_with_an_error_event():
     backend = HeldBackend([])  # the script is empty: the backend fails once released
     with running(backend, keepalive_s=0.05) as server:
@@ -456,3 +476,63 @@ def test_a_failure_after_a_keep_alive_ends_the_stream_with_an_error_event():
         with pytest.raises(openai.APIError) as info:
             list(stream)
     assert "backend" in str(info.value).lower()
+
+
+CALCULATOR = [{"type": "function", "function": {
+    "name": "calculator", "description": "Evaluate an arithmetic expression.",
+    "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}}}]
+
+
+@contextmanager
+def serve_command(*flags: str) -> Iterator[str]:
+    """``react-text serve`` as a user starts it, on a loopback port, over a completion server that takes 1 s
+    a turn; yields the base URL it prints."""
+    import subprocess
+    import sys
+
+    from react_text.backends.fake_server import FakeCompletionServer
+
+    with FakeCompletionServer(latency_s=1.0) as upstream:
+        proc = subprocess.Popen([sys.executable, "-m", "react_text.cli", "serve", "--backend", "http", "--url",
+                                 upstream.url, "--port", "0", *flags], stderr=subprocess.PIPE, text=True)
+        try:
+            line = ""
+            while "serving" not in line:
+                line = proc.stderr.readline()
+                assert line, "serve exited before serving"
+            yield re.search(r"(http://\S+)/v1", line).group(1)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def streamed_lines(url: str) -> list[bytes]:
+    import http.client
+
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "What is 6 * 7?"}],
+                       "tools": CALCULATOR, "stream": True})
+    connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 200
+    lines = response.read().splitlines()
+    connection.close()
+    return lines
+
+
+@pytest.mark.parametrize(("flag", "beats"), [("0.1", True), ("0", False)])
+def test_serve_keepalive_flag_sets_the_comment_interval_and_0_turns_it_off(flag, beats):
+    with serve_command("--keepalive", flag) as url:
+        lines = streamed_lines(url)
+    assert (b": keep-alive" in lines) is beats, lines
+    assert b"data: [DONE]" in lines and any(b'"calculator"' in line for line in lines)
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "soon"])
+def test_serve_keepalive_refuses_what_is_not_zero_or_more_seconds(value, capsys):
+    from react_text.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--keepalive", value])
+    assert exit_info.value.code == 2 and "--keepalive" in capsys.readouterr().err

@@ -145,4 +145,5 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(report.terminal_table(metrics.summarize(records)))
     for kind, path in paths.items():
         print(f"{kind}: {path}")
+    print(f"traces: react-text traces --dir {shlex.quote(str(spec.out_dir))}")
     return 0

@@ -1,8 +1,9 @@
-"""Run history: the trace folder read as a list of past runs (``react-text traces``).
+"""Run history: a trace folder read as a list of past runs (``react-text traces``).
 
-Every ``react-text run`` leaves one JSONL trace in the cache; this module finds
-them, reads just enough of each (the first event and the last one) to say what
-was asked and how it ended, resolves the ids people type, and prunes old ones.
+Every run leaves one JSONL trace, in the user trace folder or (``compare``) in
+sub-folders of its ``--out`` folder; this module finds them at any depth, reads
+just enough of each (the first event and the last one) to say what was asked
+and how it ended, resolves the ids people type, and prunes old ones.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..trace import TraceError, open_regular
 
 from ..trace import traces_dir
 
-__all__ = ["RunInfo", "HistoryError", "traces_dir", "list_runs", "find_run", "parse_age", "prune"]
+__all__ = ["RunInfo", "HistoryError", "NotARunError", "traces_dir", "list_runs", "find_run", "parse_age", "prune"]
 
 _TAIL_BYTES = 64 * 1024
 
@@ -30,12 +31,17 @@ class HistoryError(ValueError):
     """An id or age a person typed that names nothing; the message says what would."""
 
 
+class NotARunError(TraceError):
+    """A JSONL file that is no agent run (compare's results, a baseline's exchanges): left out of the list."""
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """One past run, as the list shows it."""
 
     id: str
-    """The file name without ``.jsonl``; ``traces show`` takes it (or a unique prefix)."""
+    """The path below the listed folder without ``.jsonl`` (the file name in a flat folder);
+    ``traces show`` takes it (or a unique prefix)."""
     path: Path
     mtime: float
     question: str
@@ -78,19 +84,21 @@ def _field(record: dict, key: str, kind: type, default: Any) -> Any:
     return value
 
 
-def read_run(path: Path) -> RunInfo:
+def read_run(path: Path, run_id: str | None = None) -> RunInfo:
     """What the list shows of one trace; ``OSError`` when it is not a regular file, ``TraceError`` when
-    a field the list shows has the wrong type."""
+    a field the list shows has the wrong type, ``NotARunError`` when its first record is not a run's start."""
     with open_regular(path) as fh:
         info = os.fstat(fh.fileno())
         start = _json_event(fh.readline(1_000_000))
+        if start and start.get("event") != "run_start":
+            raise NotARunError("its first record is not a run_start event")
         end = _last_event(fh, info.st_size)
     finished = end.get("event") == "run_end"
     if not finished:
         end = {}
     model = _field(start, "model", str, "")
     return RunInfo(
-        id=path.stem,
+        id=run_id or path.stem,
         path=path,
         mtime=info.st_mtime,
         question=_field(start, "question", str, "?"),
@@ -101,25 +109,35 @@ def read_run(path: Path) -> RunInfo:
     )
 
 
-def list_runs(folder: Path | None = None, skipped: list[str] | None = None) -> list[RunInfo]:
-    """Every trace in ``folder``, newest first.
+def _jsonl_files(folder: Path) -> list[Path]:
+    """Every ``*.jsonl`` below ``folder`` at any depth (compare nests model/template/task), links to
+    folders not followed."""
+    return [Path(top) / name for top, _, names in os.walk(folder) for name in names if name.endswith(".jsonl")]
 
-    A file that is not a regular file (a FIFO, a link, a folder), cannot be read
-    or has a field of the wrong type is left out; when ``skipped`` is given,
-    a note saying which file and why is added to it.
+
+def list_runs(folder: Path | None = None, skipped: list[str] | None = None) -> list[RunInfo]:
+    """Every run trace in ``folder`` or below it, newest first.
+
+    A file that is not a regular file (a FIFO, a link), cannot be read or has a
+    field of the wrong type is left out; when ``skipped`` is given, a note saying
+    which file and why is added to it. JSONL that is no run (compare's
+    ``results.jsonl``, a baseline's exchanges) is left out without a note.
     """
     folder = folder or traces_dir()
     if not folder.is_dir():
         return []
     runs = []
-    for path in folder.glob("*.jsonl"):
+    for path in _jsonl_files(folder):
+        run_id = path.relative_to(folder).with_suffix("").as_posix()
         try:
             if not stat.S_ISREG(path.lstat().st_mode):
                 raise OSError(errno.EINVAL, "not a regular file")
-            runs.append(read_run(path))
+            runs.append(read_run(path, run_id))
+        except NotARunError:
+            continue
         except (OSError, TraceError) as exc:
             if skipped is not None:
-                skipped.append(f"{path.name}: {getattr(exc, 'strerror', None) or exc}")
+                skipped.append(f"{run_id}.jsonl: {getattr(exc, 'strerror', None) or exc}")
     return sorted(runs, key=lambda r: (r.mtime, r.id), reverse=True)
 
 

@@ -60,6 +60,9 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
                    help="requests admitted at once (one runs, the rest wait); more get 429")
     p.add_argument("--examples", default=None,
                    help="JSON file of few-shot episodes written for your tools (default: the template's own)")
+    p.add_argument("--keepalive", type=_seconds, default=10.0, metavar="SECONDS",
+                   help="with stream: true, send an SSE comment (': keep-alive') this often while the model "
+                        "works, so a client's read timeout never fires on a slow turn; 0 sends none (default: 10)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     add_checks_option(p)
     add_llama_options(p)
@@ -82,6 +85,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         config = ServerConfig(model_name=model, template=template, constrain=args.constrain,
                               default_max_tokens=args.max_tokens, max_pending=args.max_pending, examples=examples,
                               functions=functions, request_timeout_s=args.request_timeout, checks=args.checks,
+                              keepalive_s=args.keepalive,
                               api_key=args.api_key or os.environ.get("REACT_TEXT_API_KEY") or None)
         server = make_server(backend, config, host=args.host, port=args.port,
                              allow_remote=args.allow_remote,
@@ -100,6 +104,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
           file=sys.stderr, flush=True)
     serve(server)
     return 0
+
+
+def _seconds(text: str) -> float:
+    """A duration of 0 or more seconds, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 (off) or more seconds")
+    return value
 
 
 def _template_line(template: object, backend: object) -> str:

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from ..trace import TraceError, read_trace
 from .console import Console, visible
@@ -53,8 +54,10 @@ def _fail(command: str, message: str) -> int:
 
 def add_traces(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("traces", help="past runs: list them (newest first), show one, prune old ones",
-                       description="Past runs of `react-text run`, from their traces in the cache folder "
-                                   "($REACT_TEXT_HOME/traces or ~/.cache/react-text/traces).")
+                       description="Past runs (react-text run, serve, Python), from their traces in the user "
+                                   "trace folder ($REACT_TEXT_TRACES, else $REACT_TEXT_HOME/traces, else "
+                                   "~/.cache/react-text/traces). `react-text compare` keeps its traces with its "
+                                   "results: list them with --dir OUT (its --out folder).")
     p.add_argument("action", nargs="?", choices=("list", "show", "prune", "path"), default="list",
                    help="list; show ID (prints it like replay); prune --older-than AGE; path (the folder)")
     p.add_argument("id", nargs="?", help="for show: a number from the list (1 = newest), an id or its prefix")
@@ -63,15 +66,20 @@ def add_traces(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="for prune: say what would go, delete nothing")
     p.add_argument("--raw", action="store_true", help="for show: also print each raw model turn")
     p.add_argument("--json", action="store_true", help="for list: JSON lines")
+    p.add_argument("--dir", default=None, metavar="DIR",
+                   help="the runs traced in DIR and its sub-folders instead, like a compare --out folder")
     p.set_defaults(func=_cmd_traces)
 
 
 def _cmd_traces(args: argparse.Namespace) -> int:
+    folder = Path(args.dir).expanduser() if args.dir else traces_dir()
+    if args.dir and not folder.is_dir():
+        return _fail("traces", f"--dir {args.dir}: no such folder")
     if args.action == "path":
-        print(traces_dir())
+        print(visible(str(folder)))
         return 0
     skipped: list[str] = []
-    runs = list_runs(skipped=skipped)
+    runs = list_runs(folder, skipped=skipped)
     for note in skipped:
         print(visible(f"react-text traces: skipped {note}"), file=sys.stderr)
     try:
@@ -87,7 +95,7 @@ def _cmd_traces(args: argparse.Namespace) -> int:
                 return 2
             gone = prune(runs, parse_age(args.older_than), dry_run=args.dry_run)
             verb = "would delete" if args.dry_run else "deleted"
-            print(visible(f"{verb} {len(gone)} of {len(runs)} traces older than {args.older_than} in {traces_dir()}"))
+            print(visible(f"{verb} {len(gone)} of {len(runs)} traces older than {args.older_than} in {folder}"))
             return 0
     except (HistoryError, TraceError, OSError) as exc:
         return _fail("traces", str(exc))
@@ -99,7 +107,7 @@ def _cmd_traces(args: argparse.Namespace) -> int:
                               "question": r.question, "path": str(r.path)}, ensure_ascii=False)))
         return 0
     if not runs:
-        print(visible(f"no runs yet in {traces_dir()}"))
+        print(visible(f"no runs yet in {folder}"))
         return 0
     for i, r in enumerate(shown, 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.mtime))

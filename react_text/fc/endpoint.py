@@ -56,7 +56,7 @@ class ServerConfig:
     keepalive_s: float = 10.0
     """With ``stream: true``, an SSE comment goes out this often while the model works, so a client's
     read timeout (often 60 s) never fires on a slow turn; the first waits this long, so a quick refusal
-    is still a plain HTTP error."""
+    is still a plain HTTP error. 0 sends none (``serve --keepalive 0``)."""
 
 
 class ApiError(Exception):

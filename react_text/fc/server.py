@@ -34,7 +34,7 @@ Choices, and why:
   ``tool_calls`` deltas in OpenAI's shape (id, type and name first, then the
   arguments) as soon as the turn is parsed and its arguments checked, which
   cannot happen earlier. While the model works, a ``: keep-alive`` comment
-  goes out every ``keepalive_s`` (the first after that long), so a slow turn
+  goes out every ``keepalive_s`` (the first after that long; 0: none), so a slow turn
   never trips a client's read timeout. Nothing is sent before the first piece
   or keep-alive, so a request that fails sooner still gets a plain HTTP error;
   a failure after it ends the stream with an ``error`` event.
@@ -60,6 +60,7 @@ import sys
 import threading
 import time
 import traceback
+from contextlib import nullcontext
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Mapping
@@ -253,7 +254,8 @@ class _Handler(BaseHTTPRequestHandler):
         service = self.server.service
         stream = ChunkStream(service.config.model_name, self._send_event, request.include_usage)
         try:
-            with Heartbeat(service.config.keepalive_s, lambda: self._write_event(KEEP_ALIVE)):
+            beats = service.config.keepalive_s
+            with Heartbeat(beats, lambda: self._write_event(KEEP_ALIVE)) if beats > 0 else nullcontext():
                 response = service.chat(request, on_content=stream.content)
         except ApiError as exc:
             if not self._events_started:
