@@ -77,3 +77,28 @@ def test_outside_the_main_thread_or_under_a_programs_own_handler_nothing_is_inst
     monkeypatch.setattr(signal, "getsignal", lambda _sig: own)
     with interrupt.watching():
         pass  # left alone: the program's handler decides what Ctrl-C means
+
+
+def test_an_exception_a_signal_handler_raises_inside_the_callback_is_raised_instead_of_the_failed_decode(monkeypatch):
+    """Python runs pending signal handlers inside the ctypes callback. A program's own SIGINT handler that
+    raises there used to be lost ("Exception ignored on calling ctypes callback") and the program got
+    llama.cpp's failed decode instead of its own exception."""
+    lib = FakeLib()
+    interrupt = Interrupt(lib, ctx=None)
+
+    def own(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(signal, "getsignal", lambda _sig: own)
+
+    def handler_runs_here(self) -> bool:  # where the handler's exception surfaces: inside the callback
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Interrupt, "requested", property(handler_runs_here, lambda self, value: None), raising=False)
+    with pytest.raises(KeyboardInterrupt) as caught:
+        with interrupt.watching():
+            decode(lib, nodes=1)
+    assert isinstance(caught.value.__cause__, RuntimeError)  # the decode it stopped, kept as the cause
+    monkeypatch.undo()
+    with interrupt.watching():
+        assert decode(lib, nodes=1) == "done"  # nothing left over for the next generation
