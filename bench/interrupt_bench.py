@@ -3,8 +3,8 @@
     flock /tmp/llama.lock python bench/interrupt_bench.py [--model qwen2.5-coder-0.5b] [--after 1.0]
 
 A SIGINT is sent ``--after`` seconds into a completion of a ~3,500-token prompt (7 batches of 512); the
-delay is the time from the signal to the ``KeyboardInterrupt``. "without" replaces the Ctrl-C watch by a
-no-op, which is how it was before: Python only sees the signal once the current batch's decode returns.
+delay is the time from the signal to the ``KeyboardInterrupt``. "without" removes the Ctrl-C watch and the
+abort callback, which is how it was before: Python only sees the signal once the current batch's decode returns.
 """
 
 from __future__ import annotations
@@ -45,9 +45,13 @@ def main() -> None:
     backend = LlamaCppBackend(args.model, n_ctx=4096)
     prompt = "One two three four five six seven eight nine ten. " * 270
     with_abort = delay(backend, prompt + "A", args.after)
-    watch = backend._interrupt.watching
+    # "without": no watch and no callback at all, as before (a Python callback left installed would run
+    # the signal handler inside llama.cpp's graph walk, which is not how it was)
+    watch, ctx = backend._interrupt.watching, backend._llm._ctx.ctx
     backend._interrupt.watching = contextlib.nullcontext  # type: ignore[method-assign]
+    backend._lib.llama_set_abort_callback(ctx, backend._lib.ggml_abort_callback(0), None)
     without = delay(backend, prompt + "B", args.after)
+    backend._lib.llama_set_abort_callback(ctx, backend._interrupt._callback, None)
     backend._interrupt.watching = watch  # type: ignore[method-assign]
     print(f"Ctrl-C to KeyboardInterrupt, {args.model}, n_batch {backend.n_batch}: "
           f"with the abort callback {with_abort:.2f} s, without {without:.2f} s")

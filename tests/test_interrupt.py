@@ -141,3 +141,27 @@ def test_ctrl_c_stops_a_real_run_mid_answer_with_its_trace_saved(qwen_path, tmp_
     assert "Traceback" not in printed
     end = json.loads(trace.read_text(encoding="utf-8").splitlines()[-1])
     assert end["event"] == "run_end" and end["status"] == "interrupted"
+
+def test_an_exception_a_signal_handler_raises_inside_the_callback_is_raised_instead_of_the_failed_decode(monkeypatch):
+    """Python runs pending signal handlers inside the ctypes callback. A program's own SIGINT handler that
+    raises there used to be lost ("Exception ignored on calling ctypes callback") and the program got
+    llama.cpp's failed decode instead of its own exception."""
+    lib = FakeLib()
+    interrupt = Interrupt(lib, ctx=None)
+
+    def own(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(signal, "getsignal", lambda _sig: own)
+
+    def handler_runs_here(self) -> bool:  # where the handler's exception surfaces: inside the callback
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Interrupt, "requested", property(handler_runs_here, lambda self, value: None), raising=False)
+    with pytest.raises(KeyboardInterrupt) as caught:
+        with interrupt.watching():
+            decode(lib, nodes=1)
+    assert isinstance(caught.value.__cause__, RuntimeError)  # the decode it stopped, kept as the cause
+    monkeypatch.undo()
+    with interrupt.watching():
+        assert decode(lib, nodes=1) == "done"  # nothing left over for the next generation
