@@ -142,6 +142,7 @@ def test_ctrl_c_stops_a_real_run_mid_answer_with_its_trace_saved(qwen_path, tmp_
     end = json.loads(trace.read_text(encoding="utf-8").splitlines()[-1])
     assert end["event"] == "run_end" and end["status"] == "interrupted"
 
+
 def test_an_exception_a_signal_handler_raises_inside_the_callback_is_raised_instead_of_the_failed_decode(monkeypatch):
     """Python runs pending signal handlers inside the ctypes callback. A program's own SIGINT handler that
     raises there used to be lost ("Exception ignored on calling ctypes callback") and the program got
