@@ -1,4 +1,4 @@
-"""How often react-text's BFCL checker agrees with BFCL's own AST checker, on right and wrong calls.
+"""How often react-text's BFCL checker and reply decoder agree with BFCL's own, on right and wrong calls.
 
 For every item of BFCL's AST categories it builds calls from the possible answers (the first allowed
 value of each parameter, optional ones left out, and the last allowed values) and perturbed ones
@@ -6,9 +6,12 @@ value of each parameter, optional ones left out, and the last allowed values) an
 name, a number sent as text, an int sent as float and back, a list sent as a tuple, parallel calls in reverse order, a string in other case and spacing),
 then asks both checkers. BFCL's checker is imported from the installed ``bfcl-eval`` with only the
 module that would pull its model handlers (``constants.model_config``, read for dotted names only)
-replaced by a stub; nothing else of its is needed:
+replaced by a stub. The ``plain`` cell's decoder (``decode.python_calls``) is compared with BFCL's
+``default_decode_ast_prompting`` on replies written from the same calls (bare, fenced, with prose,
+positional, computed values); that needs two light packages of BFCL's and its Java/JavaScript parsers
+(tree-sitter) stubbed:
 
-    pip install --no-deps bfcl-eval==2026.3.23
+    pip install --no-deps bfcl-eval==2026.3.23 && pip install filelock tenacity
     python bench/bfcl_checker_agreement.py [--categories simple_python,multiple,...]
 """
 
@@ -23,6 +26,7 @@ from typing import Any
 
 from react_text.eval.bfcl.checker import Call, check
 from react_text.eval.bfcl.data import ANY_CALL, CATEGORIES, NO_CALL, load_items
+from react_text.eval.bfcl.decode import python_calls
 
 AST_CATEGORIES = [c for c in CATEGORIES if c not in NO_CALL | ANY_CALL]
 
@@ -35,6 +39,60 @@ def bfcl_checker():
     from bfcl_eval.constants.enums import Language
     from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
     return ast_checker, Language.PYTHON
+
+
+def bfcl_decoder():
+    """BFCL's decoder for prompted replies, its tree-sitter parsers (Java, JavaScript) stubbed."""
+    for name in ("java_parser", "js_parser"):
+        stub = types.ModuleType(f"bfcl_eval.model_handler.parser.{name}")
+        stub.parse_java_function_call = stub.parse_javascript_function_call = None
+        sys.modules[stub.__name__] = stub
+    from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+    return default_decode_ast_prompting
+
+
+def replies(calls: list[Call]) -> dict[str, str]:
+    """Ways a model may write ``calls``: BFCL's form, fenced, with prose, bare, positional, computed."""
+    def text(call: Call, positional: bool = False) -> str:
+        args = [repr(v) for v in call.args.values()] if positional else [f"{k}={v!r}" for k, v in call.args.items()]
+        return f"{call.name}({', '.join(args)})"
+
+    listed = "[" + ", ".join(text(c) for c in calls) + "]"
+    out = {"list": listed, "fenced": f"```\n{listed}\n```", "fenced_python": f"```python\n{listed}\n```",
+           "prose_before": f"Sure! {listed}", "prose_after": f"{listed} That is all.", "bare": text(calls[0]),
+           "positional": "[" + ", ".join(text(c, True) for c in calls) + "]", "prose": "I cannot do that.",
+           "quoted": f"'{listed}'", "empty": "[]"}
+    number = next(((k, v) for k, v in calls[0].args.items() if type(v) is int and v > 1), None)
+    if number:
+        out["computed"] = f"[{calls[0].name}({number[0]}=1+{number[1] - 1})]"
+    return out
+
+
+def decode_agreement(items) -> None:
+    decode = bfcl_decoder()
+    agree: Counter = Counter()
+    total: Counter = Counter()
+    shown = []
+    for item in items:
+        for case, reply in replies(truth(item.answers)).items():
+            try:
+                theirs = decode(reply)
+                theirs = theirs if all(isinstance(d, dict) for d in theirs) else None
+            except Exception:
+                theirs = None
+            ours = python_calls(reply)
+            ours = None if ours is None else [{c.name: dict(c.args)} for c in ours]
+            total[case] += 1
+            if ours == theirs:
+                agree[case] += 1
+            elif len(shown) < 10:
+                shown.append((item.id, case, reply[:80], ours, theirs))
+    print(f"\n{'decode case':18} {'agree':>13}")
+    for case in total:
+        print(f"{case:18} {agree[case]:>6}/{total[case]:<6}")
+    print(f"{'all':18} {sum(agree.values()):>6}/{sum(total.values()):<6}")
+    for row in shown:
+        print("disagree:", *row)
 
 
 def option(values: list, pick: int) -> Any:
@@ -103,11 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--categories", default=",".join(AST_CATEGORIES))
     args = parser.parse_args(argv)
     ast_checker, python = bfcl_checker()
+    items = load_items(args.categories.split(","))
     agree: Counter = Counter()
     total: Counter = Counter()
     valid_ours: Counter = Counter()
     disagreements = []
-    for item in load_items(args.categories.split(",")):
+    for item in items:
         for case, calls in perturbed(item, truth(item.answers)).items():
             ours = check(item.category, item.functions, calls, item.answers).valid
             try:
@@ -127,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'all':18} {sum(agree.values()):>6}/{sum(total.values()):<6}")
     for row in disagreements[:20]:
         print("disagree:", *row)
+    decode_agreement(items)
     return 0
 
 
