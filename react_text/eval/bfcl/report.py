@@ -53,7 +53,7 @@ def markdown(records: Sequence[Mapping]) -> str:
         tally[1] += 1
     present = {c for cell in counts.values() for c in cell}
     categories = [c for c in CATEGORIES if c in present] + sorted(present - set(CATEGORIES))
-    header = ["model", "cell", *(c + (" (held out)" if held_out(c) else "") for c in categories), "non-live"]
+    header = ["model", "cell", *(c + (" (held out)" if held_out(c) else "") for c in categories), "non-live (all items)"]
     rows = [[model, name, *(_share(*cell.get(c, (0, 0))) for c in categories),
              _share(*_sum(v for c, v in cell.items() if not held_out(c)))]
             for (model, name), cell in counts.items()]
