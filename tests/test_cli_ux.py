@@ -408,6 +408,7 @@ def test_compare_traces_are_listed_with_traces_dir_and_compare_says_how(tmp_path
     among them (not results.jsonl, not a baseline's exchanges) and shows one by its path id."""
     monkeypatch.setenv("REACT_TEXT_TRACES", str(tmp_path / "mine"))
     out = tmp_path / "out"
+    write(tmp_path / "corpus" / "town.md", "Varnholt was founded in 1802.\n")
     spec = CompareSpec(templates=("classic", "direct"), models=("fake",), suite=str(suite(tmp_path)),
                        out_dir=out, backend="http", urls=(DEAD_URL,))
     compare.run_compare(spec, backend_factory=lambda m, w: ScriptedBackend([" ok\nFinal Answer: 0.40"] * 4),

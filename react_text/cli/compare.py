@@ -39,7 +39,10 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     add_functions_option(p)
     p.add_argument("--corpus", default=None, metavar="DIR",
                    help="folder of .txt/.md files the search tool reads instead of the suite's own corpus")
-    p.add_argument("--suite", default="all", help="built-in suite name(s) joined by commas, 'all', or a JSONL file")
+    p.add_argument("--suite", default="all",
+                   help="built-in suite name(s) joined by commas, 'all', a JSONL file, or bfcl:CATEGORIES "
+                        "(BFCL's simple_python,multiple,parallel,...; needs `pip install --no-deps "
+                        "bfcl-eval==2026.3.23`)")
     p.add_argument("--out", default="compare-results", help="folder for results.jsonl, traces and the report")
     p.add_argument("--constrain", choices=["off", "on", "both"], default="off",
                    help="grammar-constrained turns: without, with, or both side by side")

@@ -141,9 +141,13 @@ def _rag_calc(prompts: Mapping[str, str], question: str, results: str | None, ca
                        invalid_tool_calls=0 if seen.ok else 1, format_errors=run.format_errors)
 
 
+def signatures(tools: Sequence[Any]) -> str:
+    """The tools as the ``plain`` prompt lists them: ``name(a: int, b: str = "x"): description``, one a line."""
+    return "\n".join(f"{t.name}({py_args(t)}): {t.description}" for t in describe_tools(tools))
+
+
 def _plain(prompts: Mapping[str, str], question: str, tools: list[Tool], model: _Model) -> BaselineRun:
-    functions = "\n".join(f"{t.name}({py_args(t)}): {t.description}" for t in describe_tools(tools))
-    reply = model.ask(prompts["plain"].format(functions=functions, question=question))
+    reply = model.ask(prompts["plain"].format(functions=signatures(tools), question=question))
     schemas = {t.name: t.parameters for t in tools}
     calls = read_calls(reply, schemas)
     if calls is None:

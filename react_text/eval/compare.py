@@ -29,6 +29,8 @@ from ..trace import read_trace
 from . import ablation, metrics, payoff, report
 from .ablation import copies, fired_checks
 from .baselines import SEARCH, baseline_record, is_baseline, run_baseline, write_trace
+from .bfcl import report as bfcl_report
+from .bfcl.cells import PLAIN, item_record, run_item
 from .planning import (Cell, CellPlan, CompareError, CompareSpec, Prepared, plan_cells, prepare, select, task_tools,
                        template_checks)
 from .progress import Progress
@@ -188,6 +190,8 @@ class _CellRunner:
         """
         model, template_name, constrain, task = item
         backend = WatchedBackend(self.factory(model, worker))
+        if task.id in self.prepared.bfcl:
+            return self._run_bfcl(item, worker, backend, trace, started, queue)
         if is_baseline(template_name):
             return self._run_baseline(item, worker, backend, trace, started, queue)
         agent = Agent(
@@ -239,6 +243,21 @@ class _CellRunner:
         write_trace(trace, name, run)
         record = baseline_record(task, run, model=model, template=name, trace=str(trace),
                                  wall_seconds=time.monotonic() - started)
+        if len(self.servers) > 1:
+            record["server"] = safe_url(self.slot_urls[worker])
+        return record
+
+    def _run_bfcl(self, item: Cell, worker: int, backend: WatchedBackend, trace: Path, started: float,
+                  queue: TaskQueue) -> dict | None:
+        """A BFCL item (``react_text.eval.bfcl``): one shim request with the cell's template, or the plain prompt."""
+        model, name, constrain, task = item
+        template = PLAIN if name == PLAIN else self.prepared.templates[name]
+        run = run_item(self.prepared.bfcl[task.id], template, backend, constrain=constrain,
+                       checks=template_checks(name)[1], max_tokens=self.spec.max_turn_tokens, seed=self.spec.seed)
+        if self._hand_on(run.status, backend, item, worker, queue):
+            return None
+        record = item_record(self.prepared.bfcl[task.id], run, model=model, template=name, constrain=constrain,
+                             trace=trace, wall_seconds=time.monotonic() - started)
         if len(self.servers) > 1:
             record["server"] = safe_url(self.slot_urls[worker])
         return record
@@ -312,7 +331,8 @@ def write_report(records: Sequence[Mapping], out_dir: Path, *, command: str | No
     paths["chart"].write_text(report.svg_chart(summaries), encoding="utf-8")
     paths["markdown"].write_text(
         report.markdown(summaries, disagreements, title=title, command=command, chart_file="chart.svg",
-                        effects=effects, verdicts=verdicts, payoffs=pays),
+                        effects=effects, verdicts=verdicts, payoffs=pays)
+        + bfcl_report.markdown([r for r in records if r.get("bfcl")]),
         encoding="utf-8",
     )
     paths["json"].write_text(report.summary_json(summaries, disagreements, effects, verdicts, split=split,

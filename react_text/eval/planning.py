@@ -19,6 +19,9 @@ from ..tools.builtins import default_tools
 from ..tools.functions import FunctionsError, load_functions
 from ..tools.spec import Tool
 from .baselines import is_baseline
+from .bfcl.cells import PLAIN
+from .bfcl.data import BfclItem
+from .bfcl.suite import bfcl_suite, is_bfcl
 from .records import record_key
 from .splits import in_selection
 from .suite_tools import SUITE_TOOLS
@@ -88,12 +91,17 @@ class Prepared:
     model_paths: dict[str, Path | None]
     corpus: Path | None
     functions: tuple[Tool, ...] = ()
+    bfcl: Mapping[str, BfclItem] = field(default_factory=dict)
+    """BFCL's items by task id, when the suite is ``bfcl:...`` (``react_text.eval.bfcl``)."""
 
 
 def prepare(spec: CompareSpec) -> Prepared:
     """Resolve every name up front: a missing model or template stops before any work."""
     problems: list[str] = []
-    suite = _load_suite(spec)
+    suite, bfcl = _load_suite(spec)
+    if bfcl:
+        problems += [f"template {name!r}: a BFCL compare runs templates and the {PLAIN!r} baseline only"
+                     for name in spec.templates if is_baseline(name) and name != PLAIN]
     templates = {}
     for name in (t for t in spec.templates if not is_baseline(t)):
         try:
@@ -116,7 +124,8 @@ def prepare(spec: CompareSpec) -> Prepared:
                         "put a corpus/ folder beside the suite file or pass --corpus DIR")
     if problems:
         raise CompareError("nothing was run:\n- " + "\n- ".join(problems))
-    return Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions)
+    return Prepared(tasks=tasks, templates=templates, model_paths=model_paths, corpus=corpus, functions=functions,
+                    bfcl=bfcl)
 
 
 CHECKS_LABEL = " checks="
@@ -161,10 +170,13 @@ def _model_paths(spec: CompareSpec, problems: list[str]) -> dict[str, Path | Non
     return {name: None for name in spec.models}
 
 
-def _load_suite(spec: CompareSpec) -> Suite:
+def _load_suite(spec: CompareSpec) -> tuple[Suite, Mapping[str, BfclItem]]:
+    """The suite's tasks, and BFCL's items by task id when the suite is ``bfcl:...`` (else none)."""
     try:
+        if is_bfcl(spec.suite):
+            return bfcl_suite(spec.suite)
         return load_suite(spec.suite.split(",") if "," in spec.suite else spec.suite,
-                          known_tools=BUILTIN_TOOLS | {TOOLBOX})
+                          known_tools=BUILTIN_TOOLS | {TOOLBOX}), {}
     except Exception as exc:  # SuiteError and file errors alike: report, run nothing
         raise CompareError(f"suite {spec.suite!r}: {exc}") from exc
 
@@ -183,7 +195,7 @@ def _sample(suite: Suite, spec: CompareSpec) -> tuple[Task, ...]:
 
 def planned_task_ids(spec: CompareSpec) -> list[str]:
     """The ids of the tasks ``spec`` runs, without resolving models or templates (for ``--report-only``)."""
-    return [t.id for t in _sample(_load_suite(spec), spec)]
+    return [t.id for t in _sample(_load_suite(spec)[0], spec)]
 
 
 def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:

@@ -1,0 +1,122 @@
+"""BFCL's items, read from the data files inside the installed ``bfcl-eval`` distribution.
+
+Only the JSON(L) files are read: importing ``bfcl_eval``'s checker or handlers would pull its
+heavy dependencies (faiss, sentence-transformers, pinned numpy), so the package is located with
+``importlib.resources`` (its ``__init__`` is empty) and its ``data/`` folder read as files. A folder
+laid out the same way (``BFCL_v4_<category>.json`` and ``possible_answer/``) can stand in for it,
+which is how the tests read the committed sample.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+BFCL_VERSION = "2026.3.23"
+INSTALL = f"pip install --no-deps bfcl-eval=={BFCL_VERSION}"
+DATA_ENV = "REACT_TEXT_BFCL_DATA"
+"""A folder with BFCL's files to read instead of the installed package's (the tests' sample)."""
+
+PREFIX = "bfcl:"
+"""How a compare names BFCL: ``--suite bfcl:simple_python,multiple`` (``bfcl:all`` for every category)."""
+
+CATEGORIES: tuple[str, ...] = (
+    "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
+    "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
+)
+"""The single-turn Python categories BFCL judges by its AST checker (or by call / no call)."""
+
+NO_CALL = frozenset({"irrelevance", "live_irrelevance"})
+"""Categories where the right reply makes no call."""
+ANY_CALL = frozenset({"live_relevance"})
+"""Categories where any call is right (no possible answers are given)."""
+
+
+def held_out(category: str) -> bool:
+    """BFCL's ``live_*`` categories (user-contributed questions) stay out of any tuning: the report marks them."""
+    return category.startswith("live_")
+
+
+class BfclDataMissing(RuntimeError):
+    """BFCL's data is not installed (or a category file is absent)."""
+
+
+@dataclass(frozen=True)
+class BfclItem:
+    """One BFCL question: its chat messages, the functions offered and the possible answers.
+
+    ``answers`` holds one ``{function: {param: [allowed values]}}`` per expected call, in BFCL's shape
+    (``""`` among the allowed values: the parameter may be left out); it is empty where no call is
+    expected or no answer is given (``NO_CALL``, ``ANY_CALL``).
+    """
+
+    id: str
+    category: str
+    messages: tuple[dict, ...]
+    functions: tuple[dict, ...]
+    answers: tuple[dict, ...] = ()
+
+    @property
+    def question(self) -> str:
+        """The last user message: what the report shows as the task's question."""
+        users = [m.get("content") for m in self.messages if m.get("role") == "user"]
+        return str(users[-1]) if users else ""
+
+
+def data_dir() -> Path:
+    """The folder holding BFCL's data files: ``$REACT_TEXT_BFCL_DATA`` or the installed package's ``data/``."""
+    override = os.environ.get(DATA_ENV)
+    if override:
+        return Path(override).expanduser()
+    try:
+        root = resources.files("bfcl_eval").joinpath("data")
+    except ModuleNotFoundError:
+        raise BfclDataMissing(f"BFCL's data is not installed: {INSTALL}") from None
+    return Path(str(root))
+
+
+def parse_categories(spec: str) -> tuple[str, ...]:
+    """``simple_python,multiple`` (or ``all``) -> the categories, each checked against ``CATEGORIES``."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if names == ["all"]:
+        return CATEGORIES
+    unknown = [n for n in names if n not in CATEGORIES]
+    if unknown or not names:
+        raise ValueError(f"unknown BFCL categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown) or '(none)'}; "
+                         f"known: {', '.join(CATEGORIES)}, or all")
+    return tuple(dict.fromkeys(names))
+
+
+def load_items(categories: Sequence[str], root: Path | None = None) -> tuple[BfclItem, ...]:
+    """Every item of ``categories``, in BFCL's file order, answers aligned by position as BFCL aligns them."""
+    folder = root if root is not None else data_dir()
+    items: list[BfclItem] = []
+    for category in categories:
+        questions = _read_lines(folder / f"BFCL_v4_{category}.json")
+        answers = ([] if category in NO_CALL | ANY_CALL
+                   else _read_lines(folder / "possible_answer" / f"BFCL_v4_{category}.json"))
+        if answers and len(answers) < len(questions):
+            raise BfclDataMissing(f"{category}: {len(questions)} questions but {len(answers)} possible answers")
+        for i, entry in enumerate(questions):
+            items.append(_item(category, entry, answers[i] if answers else None))
+    return tuple(items)
+
+
+def _item(category: str, entry: dict, answer: dict | None) -> BfclItem:
+    turns = entry["question"]
+    if len(turns) != 1:
+        raise ValueError(f"{entry['id']}: {len(turns)} turns; only single-turn categories are read")
+    return BfclItem(id=str(entry["id"]), category=category, messages=tuple(turns[0]),
+                    functions=tuple(entry["function"]),
+                    answers=tuple(answer["ground_truth"]) if answer is not None else ())
+
+
+def _read_lines(path: Path) -> list[Any]:
+    if not path.is_file():
+        raise BfclDataMissing(f"no BFCL file {path}: {INSTALL}")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
