@@ -9,7 +9,7 @@ import pytest
 
 from react_text.agent.loop import Agent
 from react_text.backends.scripted import ScriptedBackend
-from react_text.checks import ALL_CHECKS, CHECKS
+from react_text.checks import CHECKS, DEFAULT_CHECKS
 from react_text.cli.compare import ablation_cells
 from react_text.cli.main import main
 from react_text.eval import compare
@@ -82,7 +82,7 @@ def test_switching_off_a_check_that_did_not_fire_leaves_every_prompt_and_the_ans
     result, events, prompts = _run(tools, question, turns, "all")
     fired = fired_checks(events)
     for check in CHECKS:
-        off, _, off_prompts = _run(tools, question, turns, f"-{check.name}")
+        off, _, off_prompts = _run(tools, question, turns, [c.name for c in CHECKS if c is not check])
         if check.name in fired:
             continue
         assert off_prompts == prompts and (off.status, off.answer) == (result.status, result.answer), check.name
@@ -138,10 +138,10 @@ def test_an_ablation_reruns_only_the_tasks_a_switched_off_check_fired_in(tmp_pat
              {"id": "quiet", "question": "What is 7 divided by 3?", "expected": 2.33, "match": "number",
               "tools": ["calculator"], "lang": "en", "category": "arithmetic"}]
     suite.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    cells = ablation_cells(["classic"], ALL_CHECKS)
+    cells = ablation_cells(["classic"], DEFAULT_CHECKS)
     spec = CompareSpec(templates=tuple(["classic", *cells["classic"]]), models=("fake",), suite=str(suite),
                        out_dir=tmp_path / "out", backend="http", urls=("http://127.0.0.1:9",))
-    turns = {QUESTION: [act("calculator", "7 / 3"), final("2.333333"), final("2.33")],
+    turns = {QUESTION: [final("2.34"), act("calculator", "7 / 3"), final("2.33")],  # no_observation fires
              "What is 7 divided by 3?": [act("calculator", "7 / 3"), final("2.33")]}
     ran: list[str] = []
 
@@ -156,16 +156,16 @@ def test_an_ablation_reruns_only_the_tasks_a_switched_off_check_fired_in(tmp_pat
 
     records = compare.run_ablation(spec, cells, backend_factory=backend,
                                    progress_stream=open("/dev/null", "w"))
-    assert len(records) == 2 * (2 + len(CHECKS))
-    # the base cell runs both tasks; only the cells switching rounding off run the task it fired in
+    assert len(records) == 2 * (2 + len(DEFAULT_CHECKS))
+    # the base cell runs both tasks; only the cells switching no_observation off run the task it fired in
     assert sorted(ran) == sorted([QUESTION, "What is 7 divided by 3?", QUESTION, QUESTION])
     by = {(r["template"], r["task_id"]): r for r in records}
-    assert by[("classic checks=-rounding", "fires")]["answer"] == "2.333333"
-    assert by[("classic checks=-rounding", "fires")].get("copied_from") is None
-    assert by[("classic checks=-echo", "fires")]["copied_from"] == "classic"
+    assert by[("classic checks=-no_observation", "fires")]["answer"] == "2.34"
+    assert by[("classic checks=-no_observation", "fires")].get("copied_from") is None
+    assert by[("classic checks=-facts", "fires")]["copied_from"] == "classic"
     assert main(["compare", "--report-only", "--ablate", "--suite", str(suite), "--models", "fake", "--templates",
                  "classic", "--backend", "http", "--url", "http://127.0.0.1:9", "--out", str(spec.out_dir)]) == 0
     summary = json.loads((spec.out_dir / "summary.json").read_text())
-    rounding = next(e for e in summary["ablation"] if e["label"] == "classic checks=-rounding")
-    assert (rounding["lost"], rounding["rerun"], rounding["copied"], rounding["off"]) == (1, 1, 1, ["rounding"])
+    off = next(e for e in summary["ablation"] if e["label"] == "classic checks=-no_observation")
+    assert (off["lost"], off["rerun"], off["copied"], off["off"]) == (1, 1, 1, ["no_observation"])
     assert "## Ablation against `classic`" in (spec.out_dir / "report.md").read_text()

@@ -47,7 +47,8 @@ def _agent(turns: list[str]) -> tuple[Agent, ScriptedBackend]:
         return MUSEUM
 
     backend = ScriptedBackend(turns)
-    return Agent(backend, [search], load_template("classic"), examples=EXAMPLES), backend
+    return Agent(backend, [search], load_template("classic"), examples=EXAMPLES,
+                 checks="+example_value,+copied_example"), backend  # both off by default
 
 
 ACTION = 'Thought: I search.\nAction: search\nAction Input: {"query": "Ferrowick Salt Museum plans"}'

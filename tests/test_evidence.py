@@ -173,7 +173,7 @@ def test_an_answer_from_a_search_instead_of_the_quote_is_questioned_and_the_thou
     backend = ScriptedBackend(['Thought: I search.\nAction: search\nAction Input: {"query": "mayor"}',
                                " So the mayor is Ilse Marrow.\nFinal Answer: Ilse Marrow",
                                " So it is Brannoc Hale.\nFinal Answer: Brannoc Hale"])
-    agent = Agent(backend, [search], load_template("classic"))
+    agent = Agent(backend, [search], load_template("classic"), checks="+off_quote")  # off by default
     result = agent.run("Who is the mayor in this sentence: 'Mayor Brannoc Hale opened the harvest fair.'?")
     assert result.answer == "Brannoc Hale" and result.steps[1].decision.reason == "guard:off_quote"
     assert backend.prompts[2].endswith('Thought: The question itself says: "Mayor Brannoc Hale opened the harvest fair."')

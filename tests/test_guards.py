@@ -8,6 +8,7 @@ import pytest
 
 from react_text.lexicon.answers import is_refusal
 from react_text.checks.answers import copied_example_value, other_year
+from react_text.checks import ALL_CHECKS
 from react_text.checks.reading import Situation as AnswerContext
 from react_text.checks.review import check_answer
 from react_text.lexicon.answers import is_failure_text
@@ -18,7 +19,8 @@ SEEN = ("[1] town.txt: Varnholt had 48,213 people in 2023.",)
 
 
 def ctx(**kw) -> AnswerContext:
-    base = dict(question="How many people live in Varnholt?", tool_names=TOOLS, observations=SEEN, real_observations=1)
+    base = dict(question="How many people live in Varnholt?", tool_names=TOOLS, observations=SEEN, real_observations=1,
+                checks=ALL_CHECKS)  # several of these are off by default; each is tested switched on
     base.update(kw)
     return AnswerContext(**base)
 
@@ -259,7 +261,8 @@ def test_an_answer_that_only_repeats_the_question_s_name_gets_one_nudge(question
 def test_an_answer_with_more_decimals_than_asked_is_given_back_rounded(question: str, answer: str,
                                                                          message: str) -> None:
     lang = "zh" if "星" in question else "en"
-    nudge = check_answer(answer, AnswerContext(question=question, real_observations=1, observations=("x",), lang=lang))
+    nudge = check_answer(answer, AnswerContext(question=question, real_observations=1, observations=("x",), lang=lang,
+                                               checks=ALL_CHECKS))
     assert nudge is not None and nudge.code == "rounding" and nudge.message == message
 
 

@@ -323,7 +323,7 @@ def test_a_refusal_right_after_a_failed_tool_names_the_tools_not_tried(template)
 
     turns = [act("item_price", {"item": "dinner"}), final("I cannot work that out."),
              act("split_bill", {"total": 153, "people": 3}), final("51 each")]
-    agent, backend = make_agent(turns, [item_price, split_bill], template)
+    agent, backend = make_agent(turns, [item_price, split_bill], template, checks="+after_failure")
     result = agent.run("Three of us share a bill of 153 euros. What does each pay?")
     assert result.status == "answered" and result.answer == "51 each"
     nudge = result.steps[1].decision

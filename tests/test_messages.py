@@ -11,6 +11,7 @@ from react_text.agent.policy import unknown_tool
 from react_text.lexicon import messages
 from react_text.checks.declines import no_fit_nudge
 from react_text.checks.grounding import choice_nudge, grounding_nudge
+from react_text.checks import ALL_CHECKS
 from react_text.checks.reading import Situation
 from react_text.checks.review import check_answer
 
@@ -93,7 +94,7 @@ def test_messages_read_as_they_did_when_they_were_code() -> None:
              " Rounded to 1 decimal place, the answer is 2.3."),
             ("zh", "two", "问题要求答案保留2位小数：2.333333 四舍五入后是 2.33。", " 按要求保留2位小数，答案是 2.33。")):
         found = check_answer("2.333333", Situation(question=f"What is 7 / 3, to {places} decimal places?", lang=lang,
-                                                   observations=("2.333333",)))
+                                                   observations=("2.333333",), checks=ALL_CHECKS))
         assert found is not None and found.message == expected and found.lead == lead
 
 

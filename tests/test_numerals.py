@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from react_text.checks import ALL_CHECKS
 from react_text.checks.reading import Situation as AnswerContext
 from react_text.checks.review import check_answer
 from react_text.lexicon.question import asked_decimals
@@ -12,13 +13,13 @@ from react_text.lexicon.question import asked_decimals
 @pytest.mark.parametrize("answer", ["thirteen", "Fifteen boats", "sixty", "seventy-two", "ninety", "nineteen",
                                     "十三", "none", "a dozen"])
 def test_a_number_written_in_words_is_a_number(answer: str) -> None:
-    ctx = AnswerContext(question="How many boats are in the harbour?", observations=("There are many boats.",))
+    ctx = AnswerContext(question="How many boats are in the harbour?", observations=("There are many boats.",), checks=ALL_CHECKS)
     nudge = check_answer(answer, ctx)
     assert nudge is None or nudge.code != "not_a_number", answer
 
 
 def test_an_answer_without_any_number_is_still_asked_for_one() -> None:
-    ctx = AnswerContext(question="How many boats are in the harbour?", observations=("There are many boats.",))
+    ctx = AnswerContext(question="How many boats are in the harbour?", observations=("There are many boats.",), checks=ALL_CHECKS)
     nudge = check_answer("the harbour master", ctx)
     assert nudge is not None and nudge.code == "not_a_number"
 
@@ -39,7 +40,7 @@ def test_every_written_number_of_decimal_places_is_a_rounding_request(question: 
 
 
 def test_four_decimal_places_get_the_rounding_correction() -> None:
-    ctx = AnswerContext(question="What is 22 / 7? Round to four decimal places.", observations=("3.142857142857",))
+    ctx = AnswerContext(question="What is 22 / 7? Round to four decimal places.", observations=("3.142857142857",), checks=ALL_CHECKS)
     nudge = check_answer("3.142857142857", ctx)
     assert nudge is not None and nudge.code == "rounding" and "3.1429" in nudge.message
 

@@ -36,7 +36,7 @@ def test_the_hosts_call_no_check_but_review() -> None:
     """``agent`` and ``fc`` import from ``checks`` only the review, its data and the registry (and the shim
     ``reaches_elsewhere``, which reads a decline, not a correction): no second orchestrator."""
     allowed = {"review", "Reading", "Situation", "ONE_TURN", "reaches_elsewhere", "CheckName", "CheckSpec",
-               "ALL_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS"}
+               "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS"}
     used = set()
     for package in ("agent", "fc"):
         for path in (ROOT / "react_text" / package).rglob("*.py"):

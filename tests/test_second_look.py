@@ -24,7 +24,8 @@ SCHEMA = {"type": "object", "properties": {"query": {"type": "string"}}, "requir
 
 def _state(**changes) -> RunState:
     seen = (Seen('search:"Varnholt town"', INTRO, False, 1, "search"),)
-    base = dict(tool_names=("search", "calculator"), question=QUESTION, seen=seen, schemas={"search": SCHEMA})
+    base = dict(tool_names=("search", "calculator"), question=QUESTION, seen=seen, schemas={"search": SCHEMA},
+                checks=ALL_CHECKS)  # second_look is off by default; these tests switch it on
     return RunState(**{**base, **changes})
 
 
@@ -79,6 +80,7 @@ def _agent(turns: list[str], results: dict[str, str], **options) -> tuple[Agent,
         return results.get(query, "No results.")
 
     backend = ScriptedBackend(turns)
+    options.setdefault("checks", "+second_look")  # off by default
     return Agent(backend, [search], load_template("classic"), **options), backend, queries
 
 

@@ -453,7 +453,7 @@ def test_real_smollm2_turn_has_openai_structure(smol_backend) -> None:
 def test_a_final_answer_gets_the_loops_checks_but_declining_a_call_stays_allowed() -> None:
     backend = ScriptedBackend([" I can work it out.\nFinal Answer: 1,375 * 22 * 45",
                                " Computed.\nFinal Answer: 1361250"])
-    out = tool_calls(_user("What is 1,375 * 22 * 45?"), TOOLS, backend=backend)
+    out = tool_calls(_user("What is 1,375 * 22 * 45?"), TOOLS, backend=backend, checks="+expression")
     assert out["message"]["content"] == "1361250"
     assert out["format_errors"] == ["guard:expression"]
     assert "expression, not its value" in backend.prompts[1]

@@ -21,6 +21,7 @@ from hypothesis import given, settings, strategies as st
 
 from react_text.backends.base import complete_streaming
 from react_text.backends.scripted import ScriptedBackend
+from react_text.checks import ALL_CHECKS
 from react_text.backends.stops import StopCutter, cut_at_stop, held_back
 from react_text.cli.console import Console
 from react_text.agent.loop import Agent
@@ -325,7 +326,7 @@ def test_serve_streams_an_auto_answer_as_written_when_no_check_can_refuse_it():
 def test_serve_holds_an_auto_answer_until_the_answer_checks_accept_it():
     # An unevaluated expression is refused once (guards); what was written first must never reach the client.
     backend = ScriptedBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
-    with running(backend) as server:
+    with running(backend, checks=ALL_CHECKS) as server:  # the expression check is off by default
         chunks = list(client(server).chat.completions.create(
             model=MODEL, messages=[{"role": "user", "content": "What is 37 * 91 + 12?"}], tools=WEATHER, stream=True))
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
@@ -453,7 +454,7 @@ def test_with_answer_checks_on_only_keep_alives_precede_the_accepted_answer_whic
 
     backend = HeldBackend([" Easy.\nFinal Answer: 37 * 91 + 12", " Worked out.\nFinal Answer: 3379"])
     threading.Timer(0.5, backend.gate.set).start()
-    with running(backend, keepalive_s=0.1) as server:
+    with running(backend, keepalive_s=0.1, checks=ALL_CHECKS) as server:  # the expression check is off by default
         connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
         body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "What is 37 * 91 + 12?"}],
                            "tools": WEATHER, "stream": True})

@@ -6,7 +6,7 @@ import threading
 from dataclasses import asdict
 from typing import Any, Callable, Iterable
 
-from ..checks import ALL_CHECKS, describe
+from ..checks import DEFAULT_CHECKS, describe
 from ..trace import TraceWriter, to_jsonable
 from .state import Limits
 
@@ -45,7 +45,7 @@ class Events:
 
 def run_header(question: str, template: Any, backend: Any, limits: Limits, context_tokens: int | None,
                tools: Iterable[Any], *, constrain: bool, prose: str, temperature: float, seed: int,
-               checks: Iterable[str] = ALL_CHECKS) -> dict[str, Any]:
+               checks: Iterable[str] = DEFAULT_CHECKS) -> dict[str, Any]:
     """What ``run_start`` records: the question and everything a replay needs to ask it the same way."""
     return {
         "question": question,

@@ -77,8 +77,9 @@ class Agent:
     ``tool_retrieval=True`` with more than ``max_shown_tools`` tools shows the model only the best matches for each
     question plus ``list_tools(query)``, which reveals more (``prompting.retrieval``; the trace records
     ``tools_shown`` and ``tools_revealed``).
-    ``checks``: the engine's corrections and leads a run applies (``checks.registry``): ``"all"`` (default),
-    ``"none"`` (the plain engine: turns only parsed, run and bounded), ``"-rounding,-facts"``, ``"rounding,facts"``
+    ``checks``: the engine's corrections and leads a run applies (``checks.registry``): ``"default"`` (those
+    measured to pay), ``"all"``, ``"none"`` (the plain engine: turns only parsed, run and bounded),
+    ``"-facts,+rounding"`` (the defaults less or plus those), ``"rounding,facts"``
     or a set of names; e.g. ``evidence`` opens the thought after a search with the sentence that answers
     (``prompting.evidence``; the trace records an ``evidence`` event).
     """
@@ -105,7 +106,7 @@ class Agent:
         tool_cache: ToolCache | None = None,
         tool_retrieval: bool = False,
         max_shown_tools: int = 8,
-        checks: CheckSpec = "all",
+        checks: CheckSpec = "default",
     ) -> None:
         if prose not in ("error", "final"):
             raise ValueError(f"prose must be 'error' or 'final', got {prose!r}")

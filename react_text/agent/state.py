@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..checks import ALL_CHECKS, CheckName
+from ..checks import DEFAULT_CHECKS, CheckName
 from ..redaction import SECRET_FIELDS
 
 
@@ -101,7 +101,7 @@ class RunState:
     pick: tuple[str, str] | None = None
     """The tool the question's words clearly name, and its description (``ShownTools.pick``): a first call
     to another tool is questioned once (``grounding.choice_nudge``)."""
-    checks: frozenset[CheckName] = ALL_CHECKS
+    checks: frozenset[CheckName] = DEFAULT_CHECKS
     """The checks and leads this run applies (``checks.registry``; ``Agent(checks=...)``)."""
     unfit: bool = False
     """The question meets none of the tools (``ShownTools.unfit``): a first call is questioned once

@@ -5,6 +5,6 @@ reads a ``--checks`` spec; ``review.review`` tries them on a turn and returns th
 The loop (``agent``) and the shim (``fc``) both call that one review.
 """
 
-from .registry import ALL_CHECKS, CHECKS, NO_CHECKS, CheckName, CheckSpec, describe, in_order, parse_checks
+from .registry import ALL_CHECKS, CHECKS, DEFAULT_CHECKS, NO_CHECKS, OFF_BY_DEFAULT, CheckName, CheckSpec, describe, in_order, parse_checks
 
-__all__ = ["ALL_CHECKS", "CHECKS", "NO_CHECKS", "CheckName", "CheckSpec", "describe", "in_order", "parse_checks"]
+__all__ = ["ALL_CHECKS", "CHECKS", "DEFAULT_CHECKS", "NO_CHECKS", "OFF_BY_DEFAULT", "CheckName", "CheckSpec", "describe", "in_order", "parse_checks"]

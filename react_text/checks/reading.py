@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from ..redaction import SECRET_FIELDS
 from ..types import Step
-from .registry import ALL_CHECKS, CheckName
+from .registry import ALL_CHECKS, DEFAULT_CHECKS, CheckName
 
 __all__ = ["Nudge", "Reading", "Situation"]
 
@@ -59,7 +59,7 @@ class Situation:
     """Codes of the checks that already fired (or count as fired)."""
     require_observation: bool = True
     lang: str = "en"
-    checks: frozenset[CheckName] = ALL_CHECKS
+    checks: frozenset[CheckName] = DEFAULT_CHECKS
     """Which checks run (``checks.registry``); drop a name to switch one off."""
     grounds: tuple[str, ...] = ()
     """What call values may come from (``grounding``): the question, the results, the instructions."""

@@ -11,7 +11,7 @@ from typing import Sequence
 from ..catalog import DEFAULT_MODEL
 from ..eval import metrics, report
 from ..eval.compare import run_ablation, run_compare, write_ablation, write_report
-from ..checks import ALL_CHECKS, CHECKS, NO_CHECKS, CheckName, describe
+from ..checks import CHECKS, DEFAULT_CHECKS, NO_CHECKS, CheckName, describe
 from ..eval.planning import CHECKS_LABEL, CompareError, CompareSpec, planned_task_ids, select
 from ..eval.records import load_results
 from ..eval.splits import SELECTIONS
@@ -76,7 +76,7 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def cell_labels(templates: Sequence[str], checks: frozenset[CheckName], *, ablate: bool = False) -> tuple[str, ...]:
-    """The report's cells per template: ``classic`` (every check), ``classic checks=-rounding``, ...; with
+    """The report's cells per template: ``classic`` (the default checks), ``classic checks=-rounding``, ...; with
     ``ablate``, the ``checks`` set, none, and the set with each of its checks off."""
     labels = []
     for base, cells in ablation_cells(templates, checks).items():
@@ -93,7 +93,7 @@ def ablation_cells(templates: Sequence[str], checks: frozenset[CheckName]) -> di
 
 
 def _label(template: str, checks: frozenset[CheckName]) -> str:
-    return template if checks == ALL_CHECKS else f"{template}{CHECKS_LABEL}{describe(checks)}"
+    return template if checks == DEFAULT_CHECKS else f"{template}{CHECKS_LABEL}{describe(checks)}"
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import argparse
 from typing import Sequence
 
 from ..backends.build import build_backend
-from ..checks import ALL_CHECKS, CHECKS, CheckName, parse_checks
+from ..checks import CHECKS, DEFAULT_CHECKS, OFF_BY_DEFAULT, CheckName, parse_checks
 from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.cache import ToolCache
 
@@ -89,10 +89,12 @@ def add_retrieval_options(p: argparse.ArgumentParser) -> None:
 
 def add_checks_option(p: argparse.ArgumentParser) -> None:
     """``--checks``: which of the engine's corrections and leads run (``checks.registry``), the same in
-    ``run``, ``compare`` and ``serve``; the default is ``Agent``'s and ``tool_calls``'s (all)."""
-    p.add_argument("--checks", type=_checks, default=ALL_CHECKS, metavar="SPEC",
-                   help="the engine's checks and leads: all (default), none (the plain engine), -rounding,-facts "
-                        f"(all but those) or rounding,facts (only those); names: {', '.join(c.name for c in CHECKS)}")
+    ``run``, ``compare`` and ``serve``; the default is ``Agent``'s and ``tool_calls``'s (``DEFAULT_CHECKS``)."""
+    p.add_argument("--checks", type=_checks, default=DEFAULT_CHECKS, metavar="SPEC",
+                   help="the engine's checks and leads: default, all, none (the plain engine), -facts,+rounding "
+                        "(the defaults less or plus those) or rounding,facts (only those); off by default: "
+                        f"{', '.join(c.name for c in CHECKS if c.name in OFF_BY_DEFAULT)}; "
+                        f"names: {', '.join(c.name for c in CHECKS)}")
 
 
 def _checks(spec: str) -> frozenset[CheckName]:

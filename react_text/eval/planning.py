@@ -134,9 +134,9 @@ runs with every check (``Agent``'s default), so earlier results keep their label
 
 
 def template_checks(label: str) -> tuple[str, str]:
-    """(template, checks spec) of a cell label: ``("classic", "-rounding")``, ``("classic", "all")``."""
+    """(template, checks spec) of a cell label: ``("classic", "-rounding")``, ``("classic", "default")``."""
     name, _, checks = label.partition(CHECKS_LABEL)
-    return name, checks or "all"
+    return name, checks or "default"
 
 
 def _load_functions(spec: CompareSpec, problems: list[str]) -> tuple[Tool, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..checks import ALL_CHECKS, CheckName
+from ..checks import DEFAULT_CHECKS, CheckName
 from .folding import fold_messages
 from .request import ShimRequestError, read_tool_choice, read_tools
 
@@ -51,7 +51,7 @@ class ServerConfig:
     rounds x calls x timeouts."""
     function_timeout_s: float = 30.0
     """A ``functions`` tool's time limit when it declares none (``timeout=None``); a tool's own limit is kept."""
-    checks: frozenset[CheckName] = ALL_CHECKS
+    checks: frozenset[CheckName] = DEFAULT_CHECKS
     """The checks every turn gets (``checks.registry``; ``serve --checks``)."""
     keepalive_s: float = 10.0
     """With ``stream: true``, an SSE comment goes out this often while the model works, so a client's

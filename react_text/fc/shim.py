@@ -67,7 +67,7 @@ def tool_calls(
     parallel_tool_calls: bool = True,
     examples: Sequence[Any] | None = None,
     on_content: Callable[[str], None] | None = None,
-    checks: CheckSpec = "all",
+    checks: CheckSpec = "default",
 ) -> dict[str, Any]:
     """One assistant turn for an OpenAI-style chat, from a model without function calling.
 
