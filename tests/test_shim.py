@@ -606,3 +606,23 @@ def test_the_choice_correction_speaks_chinese() -> None:
     assert out["format_errors"] == ["guard:tool_choice"]
     assert "请用问题里的值调用" in backend.prompts[1][len(backend.prompts[0]):]
     assert backend.prompts[1].endswith("这个问题要用 get_weather。")
+
+
+def test_after_the_choice_correction_the_retry_is_held_to_a_call_of_the_tool_that_fits() -> None:
+    """Told which tool fits, a small model often answers from its own head again ("10.0"); under a grammar
+    the retry can only call that tool, continuing the thought the correction began."""
+    from react_text.grammar.gbnf import grammar_matches
+
+    made_up = " I know this.\nFinal Answer: It is sunny in Paris."
+    backend = ScriptedBackend([made_up, '\nAction: get_weather\nAction Input: {"city": "Paris"}'],
+                              supports_grammar=True)
+    out = tool_calls(_user("What is the current weather in Paris?"), TOOLS, backend=backend)
+    assert out["finish_reason"] == "tool_calls" and out["format_errors"] == ["guard:tool_choice"]
+    retry = backend.calls[1].grammar
+    assert backend.calls[1].prompt.endswith("get_weather is the tool for this question.")
+    assert grammar_matches(retry, '\nAction: get_weather\nAction Input: {"city": "Paris"}')
+    assert grammar_matches(retry, ' I call it.\nAction: get_weather\nAction Input: {"city": "Paris"}')
+    assert not grammar_matches(retry, " I know this.\nFinal Answer: It is sunny in Paris.")
+    assert not grammar_matches(retry, " I know this.")
+    assert not grammar_matches(
+        retry, '\nAction: convert_currency\nAction Input: {"amount": 1, "source": "EUR", "target": "USD"}')

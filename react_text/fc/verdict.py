@@ -20,7 +20,7 @@ from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
-__all__ = ["Verdict", "judge", "example_call", "final_label", "turn_grammar"]
+__all__ = ["Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar"]
 
 
 @dataclass(frozen=True)
@@ -109,3 +109,17 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
                              allow_unoffered=unoffered and not forced)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
+
+
+def call_grammar(template: Any, tools: Sequence[Any], backend: Backend) -> str | None:
+    """GBNF for a turn that must call one of ``tools``, its thought already begun in the prompt; None when
+    the backend takes no grammar or the tools cannot be written under one.
+
+    Why: told which tool fits, a small model often answers from its own head all the same ("10.0"); the
+    retry after that correction is kept to the call (the model still chooses its values)."""
+    if not tools or not supports_grammar(backend):
+        return None
+    try:
+        return build_grammar(template.dialect, list(tools), allow_final=False, thought_begun=True)
+    except GrammarError:
+        return None

@@ -81,6 +81,7 @@ def build_grammar(
     allow_final: bool = True,
     allow_thought_only: bool = False,
     allow_unoffered: bool = False,
+    thought_begun: bool = False,
     max_thought_chars: int = DEFAULT_MAX_THOUGHT_CHARS,
     max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
@@ -94,7 +95,9 @@ def build_grammar(
     decline every tool (the parser reads such a turn as prose; the shim then asks for
     the answer). ``allow_unoffered`` admits an action naming a tool that is not
     offered (free-form arguments): a model reaching for a tool it lacks can show it
-    instead of being steered into an offered one that does not fit. Raises
+    instead of being steered into an offered one that does not fit. ``thought_begun``
+    lets the thought be empty: the prompt already ends inside it (words written for the
+    model after a correction), so the action may follow at once. Raises
     ``GrammarError`` for an unknown dialect, a tool name the protocol cannot carry
     (or one the parser reads as "final answer"), or nothing to admit.
     """
@@ -116,8 +119,10 @@ def build_grammar(
         actions.append(rules.rule("action-other", form.unoffered(parts)))
     body: Term = group(form.frame(parts, actions, allow_final))
     # The thought's rules are made last: rules are written in the order they were first needed.
-    root = sequence(parts.thought() if form.thought else None, opt(body) if allow_thought_only else body,
-                    opt(Lit("\n")))
+    thought = parts.thought() if form.thought else None
+    if thought is not None and thought_begun:
+        thought = opt(thought)
+    root = sequence(thought, opt(body) if allow_thought_only else body, opt(Lit("\n")))
     tree = {"root": root, **rules.finished()}
     gbnf = render_rules(tree)
     remember(gbnf, tree)
