@@ -289,9 +289,31 @@ def test_tools_are_read_from_objects_openai_dicts_and_mappings() -> None:
         ("unit", "string", "str", False), ("tags", "array", "list[str]", False)]
     call = load_template("call").render("q", [openai])
     assert 'lookup(word: str, limit: int = 3, unit: "c" | "f" = None, tags: list[str] = None): Find a word.' in call
-    assert "(word: the word)" in call
+    assert "\n  - word (string, required): the word\n  - limit (integer, optional, default 3)\n" in call
     classic = load_template("classic").render("q", [openai])
     assert '{"word": string, "limit": integer (optional, default 3), "unit": "c" | "f" (optional)' in classic
+    assert '"tags": array of string (optional)}' in classic
+
+
+def test_each_parameter_is_listed_with_its_form_beside_its_description() -> None:
+    """A description that says what form a value takes ("city and state") sits next to the parameter,
+    with its type, enum members, nested fields and whether it may be left out, in every text template."""
+    tool = {"type": "function", "function": {"name": "get_weather", "description": "Current weather.",
+            "parameters": {"type": "object", "required": ["location"], "properties": {
+                "location": {"type": "string", "description": "The city and state, e.g. Berkeley, CA"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
+                "parcel": {"type": "object", "required": ["kg"], "properties": {
+                    "kg": {"type": "number"}, "tags": {"type": "array", "items": {"enum": ["a", "b"]}}}}}}}}
+    for name in ("classic", "json", "call", "paper"):
+        prompt = load_template(name).render("Weather in LA?", [tool])
+        assert "\n  - location (string, required): The city and state, e.g. Berkeley, CA\n" in prompt, name
+        assert '\n  - unit ("celsius" | "fahrenheit", optional, default "celsius")\n' in prompt, name
+        assert '\n  - parcel ({"kg": number, "tags": array of "a" | "b" (optional)}, optional)\n' in prompt, name
+    zh = load_template("zh").render("洛杉矶天气？", [tool])
+    assert "\n  - location (string，必填): The city and state, e.g. Berkeley, CA\n" in zh
+    plain = load_template("classic").render("q", [{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}}}}])
+    assert "  - x" not in plain  # no description anywhere: the argument shape says it all
     by_name = describe_tools({"calculator": _schema(expression="string")})
     assert by_name[0].name == "calculator" and by_name[0].parameters[0].name == "expression"
     assert describe_tools(default_tools())[0] == ToolSpec(
