@@ -626,3 +626,17 @@ def test_after_the_choice_correction_the_retry_is_held_to_a_call_of_the_tool_tha
     assert not grammar_matches(retry, " I know this.")
     assert not grammar_matches(
         retry, '\nAction: convert_currency\nAction Input: {"amount": 1, "source": "EUR", "target": "USD"}')
+
+
+def test_under_a_grammar_a_turn_may_hold_several_calls_unless_parallel_calls_are_off() -> None:
+    from react_text.grammar.gbnf import grammar_matches
+
+    turn = (' Two lookups.\nAction: get_weather\nAction Input: {"city": "Paris"}\n'
+            'Action: get_weather\nAction Input: {"city": "Oslo"}')
+    backend = ScriptedBackend([turn, turn], supports_grammar=True)
+    messages = _user("Is the weather warmer in Paris or Oslo today?")
+    out = tool_calls(messages, TOOLS, backend=backend)
+    assert [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]] == ["Paris", "Oslo"]
+    assert grammar_matches(backend.calls[0].grammar, turn)
+    tool_calls(messages, TOOLS, backend=backend, parallel_tool_calls=False)
+    assert not grammar_matches(backend.calls[1].grammar, turn)

@@ -47,7 +47,7 @@ from .native import NATIVE, native_turn
 from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .verdict import Verdict, call_grammar, example_call, final_label, judge, turn_grammar
+from .verdict import PARALLEL_CALLS, Verdict, call_grammar, example_call, final_label, judge, turn_grammar
 
 __all__ = ["tool_calls"]
 
@@ -123,7 +123,8 @@ def _turn(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, An
         return native_turn(messages, offered, read_tool_choice(tool_choice, offered), backend=backend,
                            constrain=constrain, **options)
     request = _read_request(messages, tools, backend=backend, template=template, tool_choice=tool_choice,
-                            constrain=constrain, examples=examples, checks=parse_checks(checks))
+                            constrain=constrain, examples=examples, checks=parse_checks(checks),
+                            calls=PARALLEL_CALLS if options["parallel_tool_calls"] else 1)
     return _text_turn(request, backend, messages, on_content=on_content, **options)
 
 
@@ -163,14 +164,14 @@ class _Request:
 
 def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, *,
                   backend: Backend, template: Any, tool_choice: Any, constrain: bool,
-                  examples: Sequence[Any] | None, checks: frozenset[CheckName]) -> _Request:
+                  examples: Sequence[Any] | None, checks: frozenset[CheckName], calls: int) -> _Request:
     tpl = as_template(template)
     offered = read_tools(tools)
     choice = read_tool_choice(tool_choice, offered)
     conversation = fold_messages(messages)
     by_name = {t.name: t for t in offered}
-    grammar = turn_grammar(tpl, offered, choice, backend, constrain)
-    strict = turn_grammar(tpl, offered, choice, backend, constrain, unoffered=False)
+    grammar = turn_grammar(tpl, offered, choice, backend, constrain, calls=calls)
+    strict = turn_grammar(tpl, offered, choice, backend, constrain, unoffered=False, calls=calls)
     example = example_call(tpl, offered, choice)
     shown = tpl.shown_episodes(offered, conversation.question, examples)
     situation = _situation(tpl, conversation, offered, shown, checks, choice.mode == "auto")
@@ -178,7 +179,7 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
     return _Request(
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
-        fitting=None if pick is None else call_grammar(tpl, [by_name[pick[0]]], backend),
+        fitting=None if pick is None else call_grammar(tpl, [by_name[pick[0]]], backend, calls),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         situation=situation, checks=checks,
         turns_before=len(conversation.turns),

@@ -20,7 +20,11 @@ from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
-__all__ = ["Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar"]
+__all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar"]
+
+PARALLEL_CALLS = 8
+"""How many calls one constrained turn may hold when ``parallel_tool_calls`` is on: a request that asks
+for several independent things gets them in one reply, in order."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ def final_label(template: Any, n: int) -> str:
 
 
 def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool,
-                 *, unoffered: bool = True) -> str | None:
+                 *, unoffered: bool = True, calls: int = 1) -> str | None:
     """GBNF for the turn, when asked for (``constrain``) or when a call is forced."""
     forced = choice.forced
     if not (constrain or forced):
@@ -106,12 +110,12 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
         # Unless a call is forced, the model may stop after its thought or (``unoffered``)
         # reach for a tool it was not offered: that is how it declines (see reaches_elsewhere).
         return build_grammar(template.dialect, offered, allow_final=not forced, allow_thought_only=not forced,
-                             allow_unoffered=unoffered and not forced)
+                             allow_unoffered=unoffered and not forced, calls=calls)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
 
 
-def call_grammar(template: Any, tools: Sequence[Any], backend: Backend) -> str | None:
+def call_grammar(template: Any, tools: Sequence[Any], backend: Backend, calls: int = 1) -> str | None:
     """GBNF for a turn that must call one of ``tools``, its thought already begun in the prompt; None when
     the backend takes no grammar or the tools cannot be written under one.
 
@@ -120,6 +124,6 @@ def call_grammar(template: Any, tools: Sequence[Any], backend: Backend) -> str |
     if not tools or not supports_grammar(backend):
         return None
     try:
-        return build_grammar(template.dialect, list(tools), allow_final=False, thought_begun=True)
+        return build_grammar(template.dialect, list(tools), allow_final=False, thought_begun=True, calls=calls)
     except GrammarError:
         return None
