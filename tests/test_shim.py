@@ -608,9 +608,10 @@ def test_the_choice_correction_speaks_chinese() -> None:
     assert backend.prompts[1].endswith("这个问题要用 get_weather。")
 
 
-def test_after_the_choice_correction_the_retry_is_held_to_a_call_of_the_tool_that_fits() -> None:
+def test_after_the_choice_correction_the_retry_is_held_to_a_call_or_a_decline() -> None:
     """Told which tool fits, a small model often answers from its own head again ("10.0"); under a grammar
-    the retry can only call that tool, continuing the thought the correction began."""
+    the retry can only call (or decline by reaching for a tool nobody offered), continuing the thought the
+    correction began."""
     from react_text.grammar.gbnf import grammar_matches
 
     made_up = " I know this.\nFinal Answer: It is sunny in Paris."
@@ -624,8 +625,8 @@ def test_after_the_choice_correction_the_retry_is_held_to_a_call_of_the_tool_tha
     assert grammar_matches(retry, ' I call it.\nAction: get_weather\nAction Input: {"city": "Paris"}')
     assert not grammar_matches(retry, " I know this.\nFinal Answer: It is sunny in Paris.")
     assert not grammar_matches(retry, " I know this.")
-    assert not grammar_matches(
-        retry, '\nAction: convert_currency\nAction Input: {"amount": 1, "source": "EUR", "target": "USD"}')
+    # it may still decline the way a small model does, reaching for a tool nobody offered
+    assert grammar_matches(retry, ' It needs a forecast.\nAction: forecast\nAction Input: {"days": 3}')
 
 
 def test_under_a_grammar_a_turn_may_hold_several_calls_unless_parallel_calls_are_off() -> None:
@@ -640,3 +641,16 @@ def test_under_a_grammar_a_turn_may_hold_several_calls_unless_parallel_calls_are
     assert grammar_matches(backend.calls[0].grammar, turn)
     tool_calls(messages, TOOLS, backend=backend, parallel_tool_calls=False)
     assert not grammar_matches(backend.calls[1].grammar, turn)
+
+
+@pytest.mark.model
+def test_the_default_model_makes_parallel_calls_in_order(qwen_backend) -> None:
+    """Qwen2.5-coder-0.5B under the grammar: a request for two independent things comes back as two
+    tool_calls, in the order asked; a plain request as one."""
+    messages = [{"role": "user", "content": "What is the weather in Paris and in Oslo right now?"}]
+    out = tool_calls(messages, TOOLS, backend=qwen_backend, template="classic")
+    cities = [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]]
+    assert cities == ["Paris", "Oslo"]
+    single = tool_calls(_user("What is the weather in Paris right now?"), TOOLS, backend=qwen_backend,
+                        template="classic")
+    assert [c["function"]["name"] for c in single["message"]["tool_calls"]] == ["get_weather"]

@@ -116,14 +116,16 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
 
 
 def call_grammar(template: Any, tools: Sequence[Any], backend: Backend, calls: int = 1) -> str | None:
-    """GBNF for a turn that must call one of ``tools``, its thought already begun in the prompt; None when
-    the backend takes no grammar or the tools cannot be written under one.
+    """GBNF for a turn that calls one of ``tools`` or declines by reaching for a tool nobody offered
+    (``declines``), its thought already begun in the prompt; None when the backend takes no grammar or
+    the tools cannot be written under one.
 
     Why: told which tool fits, a small model often answers from its own head all the same ("10.0"); the
-    retry after that correction is kept to the call (the model still chooses its values)."""
+    retry after that correction may call or decline, not answer (the model still chooses its values)."""
     if not tools or not supports_grammar(backend):
         return None
     try:
-        return build_grammar(template.dialect, list(tools), allow_final=False, thought_begun=True, calls=calls)
+        return build_grammar(template.dialect, list(tools), allow_final=False, allow_unoffered=True,
+                             thought_begun=True, calls=calls)
     except GrammarError:
         return None
