@@ -128,12 +128,7 @@ class JsonForm(DialectForm):
             return sequence(Lit("\nAction:\n```json\n{"), ws, Lit('"action"'), ws, Lit(":"), ws, group(choice), ws,
                             Lit("}\n```"))
 
-        if calls <= 1:
-            return block(alt([*actions, *([self.final(parts)] if allow_final else [])]))
-        alts = [several(parts, block(alt(actions)), calls)] if actions else []
-        if allow_final:
-            alts.append(block(self.final(parts)))
-        return alt(alts)
+        return wrapped(parts, block, actions, self.final(parts) if allow_final else None, calls)
 
 
 @dataclass(frozen=True)
@@ -164,12 +159,7 @@ class PaperForm(DialectForm):
         def line(choice: Term) -> Term:
             return sequence(Lit("\nAction "), Rep(chars(("0", "9")), 1, 3), Lit(": "), group(choice))
 
-        if calls <= 1:
-            return line(alt([*actions, *([self.final(parts)] if allow_final else [])]))
-        alts = [several(parts, line(alt(actions)), calls)] if actions else []
-        if allow_final:
-            alts.append(line(self.final(parts)))
-        return alt(alts)
+        return wrapped(parts, line, actions, self.final(parts) if allow_final else None, calls)
 
 
 @dataclass(frozen=True)
@@ -206,6 +196,18 @@ def several(parts: TurnParts, call: Term, calls: int) -> Term:
         return call
     one = parts.rules.rule("call", call)
     return sequence(one, rep(one, 0, calls - 1))
+
+
+def wrapped(parts: TurnParts, wrap: Callable[[Term], Term], actions: list[Ref], final: Term | None,
+            calls: int) -> Term:
+    """Each call in its own ``wrap`` (a fenced blob, a numbered line): 1..``calls`` of them one after
+    another, or the final answer in one ``wrap`` of its own."""
+    if calls <= 1:
+        return wrap(alt([*actions, *([final] if final is not None else [])]))
+    alts = [several(parts, wrap(alt(actions)), calls)] if actions else []
+    if final is not None:
+        alts.append(wrap(final))
+    return alt(alts)
 
 
 SHAPES: dict[str, Callable[[Dialect], DialectForm]] = {

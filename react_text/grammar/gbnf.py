@@ -126,8 +126,8 @@ def build_grammar(
     thought = parts.thought() if form.thought else None
     if thought is not None and thought_begun:
         thought = opt(thought)
-    ends = [*(Lit(stop) for stop in form.ends), Lit("\n")] if calls > 1 else [Lit("\n")]
-    root = sequence(thought, opt(body) if allow_thought_only else body, opt(group(alt(ends))))
+    end = opt(group(alt([*(Lit(stop) for stop in form.ends), Lit("\n")]))) if calls > 1 else opt(Lit("\n"))
+    root = sequence(thought, opt(body) if allow_thought_only else body, end)
     tree = {"root": root, **rules.finished()}
     gbnf = render_rules(tree)
     remember(gbnf, tree)
