@@ -582,3 +582,13 @@ def test_the_episodes_never_misreport_the_calculator(lang):
             assert step.observation.startswith("Error"), step
         else:
             assert step.observation == str(result), step
+
+
+@pytest.mark.parametrize("name", ["classic", "json", "call", "paper", "zh"])
+def test_every_template_says_several_independent_calls_go_in_one_turn(name: str) -> None:
+    """Parallel tool calls: the model is told it may write one call per independent thing asked, before it
+    stops (the shim's grammar admits them; the parser returns them in order)."""
+    english = load_template(name).render("Weather in Paris and Oslo?", TOOLS)
+    chinese = load_template(name).render("巴黎和奥斯陆的天气？", TOOLS)
+    assert "several things that do not depend on each other" in english or name == "zh"
+    assert "互不依赖" in chinese
