@@ -592,3 +592,15 @@ def test_every_template_says_several_independent_calls_go_in_one_turn(name: str)
     chinese = load_template(name).render("巴黎和奥斯陆的天气？", TOOLS)
     assert "several things that do not depend on each other" in english or name == "zh"
     assert "互不依赖" in chinese
+
+
+def test_parameters_are_listed_in_the_order_a_constrained_call_writes_them() -> None:
+    """Required first (the grammar's order), so a model is never refused the key the listing shows first."""
+    tool = {"type": "function", "function": {"name": "play", "description": "Play music.", "parameters": {
+        "type": "object", "required": ["artist"], "properties": {
+            "shuffle": {"type": "boolean", "description": "mix the order"},
+            "artist": {"type": "string", "description": "who"}}}}}
+    classic = load_template("classic").render("Play Abba, shuffled.", [tool])
+    assert 'Action Input: {"artist": string, "shuffle": boolean (optional)}' in classic
+    assert classic.index("  - artist (string, required)") < classic.index("  - shuffle (boolean, optional)")
+    assert "play(artist: str, shuffle: bool = None)" in load_template("call").render("Play Abba.", [tool])

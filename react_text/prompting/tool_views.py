@@ -92,7 +92,12 @@ def _pytype(prop: Mapping[str, Any], json_type: str) -> str:
 
 
 def param_specs(schema: Any, tool_name: str) -> tuple[ParamSpec, ...]:
-    """The parameters of a JSON-schema object, in its property order; TypeError for a malformed schema."""
+    """The parameters of a JSON-schema object, the required ones first, each part in property order;
+    TypeError for a malformed schema.
+
+    Why required first: that is the order a grammar-constrained call writes them in
+    (``grammar.schema.RuleSet.fields``); listed otherwise, a model whose first key is refused
+    writes the required one and closes the object, leaving out an optional value the request gave."""
     if schema is None:
         return ()
     if not isinstance(schema, Mapping):
@@ -118,7 +123,7 @@ def param_specs(schema: Any, tool_name: str) -> tuple[ParamSpec, ...]:
                 default=prop.get("default"),
             )
         )
-    return tuple(specs)
+    return tuple(sorted(specs, key=lambda spec: not spec.required))
 
 
 # --- notations a prompt writes a tool's arguments in (template filters) -------------------
