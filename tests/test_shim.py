@@ -654,3 +654,13 @@ def test_the_default_model_makes_parallel_calls_in_order(qwen_backend) -> None:
     single = tool_calls(_user("What is the weather in Paris right now?"), TOOLS, backend=qwen_backend,
                         template="classic")
     assert [c["function"]["name"] for c in single["message"]["tool_calls"]] == ["get_weather"]
+
+
+def test_a_call_written_again_in_the_same_turn_is_one_call() -> None:
+    """Allowed several calls, a small model sometimes loops (A, B, A, B): each distinct call comes back once,
+    in the order first written."""
+    paris = '\nAction: get_weather\nAction Input: {"city": "Paris"}'
+    oslo = '\nAction: get_weather\nAction Input: {"city": "Oslo"}'
+    backend = ScriptedBackend([" Both." + paris + oslo + paris + oslo])
+    out = tool_calls(_user("Weather in Paris and in Oslo?"), TOOLS, backend=backend)
+    assert [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]] == ["Paris", "Oslo"]

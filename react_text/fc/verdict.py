@@ -67,9 +67,11 @@ def judge(step: Step, tools: Mapping[str, Any], choice: ToolChoice, example: str
         if choice.mode == "named" and action.tool != choice.name:
             return Verdict(problem=f"Call {choice.name} now, e.g.\n{example}", code="wrong_tool")
         try:
-            calls.append((tool.name, coerce_args(tool, action.args)))
+            call = (tool.name, coerce_args(tool, action.args))
         except ArgumentError as exc:
             return Verdict(problem=str(exc), code="bad_arguments")
+        if call not in calls:  # a call written again in the same turn asks for nothing new: a small model's loop
+            calls.append(call)
     return Verdict(calls=tuple(calls))
 
 
