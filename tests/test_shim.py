@@ -656,11 +656,12 @@ def test_the_default_model_makes_parallel_calls_in_order(qwen_backend) -> None:
     assert [c["function"]["name"] for c in single["message"]["tool_calls"]] == ["get_weather"]
 
 
-def test_a_call_written_again_in_the_same_turn_is_one_call() -> None:
-    """Allowed several calls, a small model sometimes loops (A, B, A, B): each distinct call comes back once,
-    in the order first written."""
+def test_a_turn_ends_at_the_first_call_written_again() -> None:
+    """Allowed several calls, a small model sometimes loops (A, B, A, B, ... then a call cut short): the
+    calls before the first repeat come back, in order; the loop and what follows it are dropped."""
     paris = '\nAction: get_weather\nAction Input: {"city": "Paris"}'
     oslo = '\nAction: get_weather\nAction Input: {"city": "Oslo"}'
-    backend = ScriptedBackend([" Both." + paris + oslo + paris + oslo])
+    backend = ScriptedBackend([" Both." + paris + oslo + paris + oslo + paris
+                               + '\nAction: get_weather\nAction Input: {"city": ""}'])
     out = tool_calls(_user("Weather in Paris and in Oslo?"), TOOLS, backend=backend)
     assert [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]] == ["Paris", "Oslo"]

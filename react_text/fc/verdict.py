@@ -70,8 +70,9 @@ def judge(step: Step, tools: Mapping[str, Any], choice: ToolChoice, example: str
             call = (tool.name, coerce_args(tool, action.args))
         except ArgumentError as exc:
             return Verdict(problem=str(exc), code="bad_arguments")
-        if call not in calls:  # a call written again in the same turn asks for nothing new: a small model's loop
-            calls.append(call)
+        if call in calls:  # written again in the same turn: the model is looping, and what follows is noise
+            break
+        calls.append(call)
     return Verdict(calls=tuple(calls))
 
 
