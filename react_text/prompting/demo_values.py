@@ -64,9 +64,9 @@ def _first(value: Any) -> Any:
 
 
 def _described_example(description: str) -> str | None:
-    """The example a description gives (``e.g. Berkeley, CA``), whole: a value of two comma-joined parts
-    is one value ("city and state"), cut there it teaches the model to drop the second part. A quoted
-    example is taken as quoted; a list of alternatives (three parts, or "or"/"and") gives its first."""
+    """The example a description gives (``e.g. Berkeley, CA``), whole: a value in two comma-joined parts
+    ("city and state") cut at its comma teaches the model to drop the state. A quoted example is taken
+    as quoted; a list of alternatives (more parts, or joined by "or"/"and") gives its first."""
     found = _EXAMPLE_IN_TEXT.search(description)
     if not found:
         return None
