@@ -17,6 +17,7 @@ reported in two halves (odd and even numbers of the id) so a change tuned on
 one half can be checked on the other.
 
     python bench/fc_bench.py [--models qwen2.5-coder-0.5b] [--modes shim shim+c baseline] [--template classic]
+                             [--split dev|test] [--limit N]
 """
 
 from __future__ import annotations
@@ -168,12 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", nargs="+", choices=("shim", "shim+c", "baseline"), default=["shim", "shim+c", "baseline"])
     parser.add_argument("--template", default="classic")
     parser.add_argument("--suite", default="tools")
+    parser.add_argument("--split", choices=("dev", "test"), help="only the tasks of this split (tune on dev)")
+    parser.add_argument("--limit", type=int, help="only the first N tasks (keeps a run short)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
 
     from react_text.backends.llama_cpp import LlamaCppBackend
 
-    tasks = [t for t in load_suite(args.suite).tasks if t.calls is not None]
+    tasks = [t for t in load_suite(args.suite).tasks
+             if t.calls is not None and (args.split is None or t.split == args.split)][:args.limit]
     out = []
     for model in args.models:
         backend = LlamaCppBackend(model, n_ctx=4096)
@@ -189,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in out:
         print("  ".join(str(r[h]).ljust(w) for h, w in zip(header, widths)))
-    print(f"\nsuite {args.suite}: {len(tasks)} tasks; template {args.template}; tool_choice auto; greedy.")
+    split = f" ({args.split} split)" if args.split else ""
+    print(f"\nsuite {args.suite}{split}: {len(tasks)} tasks; template {args.template}; tool_choice auto; greedy.")
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +84,20 @@ def test_sample_arguments_follow_the_schema() -> None:
     assert sample_arguments({"type": "object", "properties": {"q": {"type": "string"}}}) == {"q": "sample q"}
     hinted = {"type": "object", "properties": {"item": {"type": "string", "description": "item name, e.g. notebook"}}}
     assert sample_arguments(hinted) == {"item": "notebook"}
+
+
+@pytest.mark.parametrize(("description", "value"), [
+    ("The city and state, e.g. Berkeley, CA", "Berkeley, CA"),  # one value in two parts: kept whole
+    ("e.g., San Francisco, CA. Required.", "San Francisco, CA"),
+    ('The key, such as "C#", "D"', "C#"),  # quoted: as quoted
+    ("A colour, like red, green or blue", "red"),  # alternatives: the first
+    ("A speed unit, e.g. km/h", "km/h"),
+])
+def test_a_described_example_is_shown_whole_in_the_call_demo(description: str, value: str) -> None:
+    """Cut at its comma, "e.g. Berkeley, CA" taught the model to pass "Los Angeles" for a city-and-state."""
+    schema = {"type": "object", "properties": {"location": {"type": "string", "description": description}},
+              "required": ["location"]}
+    assert sample_arguments(schema) == {"location": value}
 
 
 def test_an_optional_argument_is_shown_only_with_its_default() -> None:

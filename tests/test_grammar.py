@@ -791,3 +791,22 @@ def test_every_dialect_gets_a_grammar_from_its_shape_and_labels() -> None:
                                                   "required": ["query"]}})
         turn = (" look it up\n" if FORMS[name].thought else "") + dialect.write_action("search", {"query": "tides"}, 1)
         assert grammar_matches(grammar, turn), (name, turn)
+
+
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
+def test_a_turn_may_hold_several_calls_in_order_when_asked(dialect: str) -> None:
+    """Parallel tool calls: with ``calls=N`` a constrained turn holds 1..N calls one after another (the
+    parser returns them in order) and may end on the dialect's own stop; one call stays the default."""
+    tools = {"get_weather": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
+    calls = [format_action(dialect, "get_weather", {"city": city}, n) for n, city in enumerate(("Paris", "Oslo"), 1)]
+    one, two = " x\n" + calls[0], " x\n" + "\n".join(calls)
+    several = build_grammar(dialect, tools, calls=3)
+    check_gbnf(several)
+    assert grammar_matches(several, one) and grammar_matches(several, two)
+    assert grammar_matches(several, two + DIALECTS[dialect].stop[0])
+    assert not grammar_matches(several, " x\n" + "\n".join(calls * 2))  # four: more than asked for
+    assert [a.args for a in parse(two, tools, dialect=dialect).actions] in (
+        [{"city": "Paris"}, {"city": "Oslo"}], ["Paris", "Oslo"])
+    single = build_grammar(dialect, tools)
+    assert grammar_matches(single, one) and not grammar_matches(single, two)
+    assert max_bytes(several) is not None

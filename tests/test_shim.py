@@ -606,3 +606,62 @@ def test_the_choice_correction_speaks_chinese() -> None:
     assert out["format_errors"] == ["guard:tool_choice"]
     assert "请用问题里的值调用" in backend.prompts[1][len(backend.prompts[0]):]
     assert backend.prompts[1].endswith("这个问题要用 get_weather。")
+
+
+def test_after_the_choice_correction_the_retry_is_held_to_a_call_or_a_decline() -> None:
+    """Told which tool fits, a small model often answers from its own head again ("10.0"); under a grammar
+    the retry can only call (or decline by reaching for a tool nobody offered), continuing the thought the
+    correction began."""
+    from react_text.grammar.gbnf import grammar_matches
+
+    made_up = " I know this.\nFinal Answer: It is sunny in Paris."
+    backend = ScriptedBackend([made_up, '\nAction: get_weather\nAction Input: {"city": "Paris"}'],
+                              supports_grammar=True)
+    out = tool_calls(_user("What is the current weather in Paris?"), TOOLS, backend=backend)
+    assert out["finish_reason"] == "tool_calls" and out["format_errors"] == ["guard:tool_choice"]
+    retry = backend.calls[1].grammar
+    assert backend.calls[1].prompt.endswith("get_weather is the tool for this question.")
+    assert grammar_matches(retry, '\nAction: get_weather\nAction Input: {"city": "Paris"}')
+    assert grammar_matches(retry, ' I call it.\nAction: get_weather\nAction Input: {"city": "Paris"}')
+    assert not grammar_matches(retry, " I know this.\nFinal Answer: It is sunny in Paris.")
+    assert not grammar_matches(retry, " I know this.")
+    # it may still decline the way a small model does, reaching for a tool nobody offered
+    assert grammar_matches(retry, ' It needs a forecast.\nAction: forecast\nAction Input: {"days": 3}')
+
+
+def test_under_a_grammar_a_turn_may_hold_several_calls_unless_parallel_calls_are_off() -> None:
+    from react_text.grammar.gbnf import grammar_matches
+
+    turn = (' Two lookups.\nAction: get_weather\nAction Input: {"city": "Paris"}\n'
+            'Action: get_weather\nAction Input: {"city": "Oslo"}')
+    backend = ScriptedBackend([turn, turn], supports_grammar=True)
+    messages = _user("Is the weather warmer in Paris or Oslo today?")
+    out = tool_calls(messages, TOOLS, backend=backend)
+    assert [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]] == ["Paris", "Oslo"]
+    assert grammar_matches(backend.calls[0].grammar, turn)
+    tool_calls(messages, TOOLS, backend=backend, parallel_tool_calls=False)
+    assert not grammar_matches(backend.calls[1].grammar, turn)
+
+
+@pytest.mark.model
+def test_the_default_model_makes_parallel_calls_in_order(qwen_backend) -> None:
+    """Qwen2.5-coder-0.5B under the grammar: a request for two independent things comes back as two
+    tool_calls, in the order asked; a plain request as one."""
+    messages = [{"role": "user", "content": "What is the weather in Paris and in Oslo right now?"}]
+    out = tool_calls(messages, TOOLS, backend=qwen_backend, template="classic")
+    cities = [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]]
+    assert cities == ["Paris", "Oslo"]
+    single = tool_calls(_user("What is the weather in Paris right now?"), TOOLS, backend=qwen_backend,
+                        template="classic")
+    assert [c["function"]["name"] for c in single["message"]["tool_calls"]] == ["get_weather"]
+
+
+def test_a_turn_ends_at_the_first_call_written_again() -> None:
+    """Allowed several calls, a small model sometimes loops (A, B, A, B, ... then a call cut short): the
+    calls before the first repeat come back, in order; the loop and what follows it are dropped."""
+    paris = '\nAction: get_weather\nAction Input: {"city": "Paris"}'
+    oslo = '\nAction: get_weather\nAction Input: {"city": "Oslo"}'
+    backend = ScriptedBackend([" Both." + paris + oslo + paris + oslo + paris
+                               + '\nAction: get_weather\nAction Input: {"city": ""}'])
+    out = tool_calls(_user("Weather in Paris and in Oslo?"), TOOLS, backend=backend)
+    assert [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]] == ["Paris", "Oslo"]

@@ -560,3 +560,21 @@ def test_the_episodes_never_misreport_the_calculator(lang):
             assert step.observation.startswith("Error"), step
         else:
             assert step.observation == str(result), step
+
+
+def test_param_lines_puts_each_described_parameter_on_its_own_line_for_templates_of_ones_own() -> None:
+    """The ``param_lines`` filter (no shipped template uses it yet: listing parameters this way cost the shim
+    its declines on a BFCL sample) lists type, enum members, required/optional and the description."""
+    from react_text.prompting.tool_views import param_lines
+
+    tool = {"type": "function", "function": {"name": "get_weather", "description": "Current weather.",
+            "parameters": {"type": "object", "required": ["location"], "properties": {
+                "location": {"type": "string", "description": "The city and state, e.g. Berkeley, CA"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}}}}}
+    (spec,) = describe_tools([tool])
+    assert param_lines(spec) == ('\n  - location (string, required): The city and state, e.g. Berkeley, CA'
+                                 '\n  - unit ("celsius" | "fahrenheit", optional, default "celsius")')
+    assert "必填" in param_lines(spec, "zh")
+    bare = describe_tools([{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}}}}])[0]
+    assert param_lines(bare) == ""

@@ -17,7 +17,9 @@ often stop after a thought), ``"none"`` (an answer only), ``"required"`` or
 grammar when the backend supports one). A turn that cannot be used (format
 error, unknown tool, arguments that do not fit the schema, a call when none
 is allowed) is retried with the problem as the observation, up to
-``max_retries`` times; after that the reply is a plain assistant message that
+``max_retries`` times (after the correction that names the tool a question
+plainly asks for, the retry is held by a grammar to a call of that tool when
+the backend takes grammars); after that the reply is a plain assistant message that
 explains what went wrong, never an invented call.
 """
 
@@ -45,7 +47,7 @@ from .native import NATIVE, native_turn
 from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .verdict import Verdict, example_call, final_label, judge, turn_grammar
+from .verdict import PARALLEL_CALLS, Verdict, call_grammar, example_call, final_label, judge, turn_grammar
 
 __all__ = ["tool_calls"]
 
@@ -121,7 +123,8 @@ def _turn(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, An
         return native_turn(messages, offered, read_tool_choice(tool_choice, offered), backend=backend,
                            constrain=constrain, **options)
     request = _read_request(messages, tools, backend=backend, template=template, tool_choice=tool_choice,
-                            constrain=constrain, examples=examples, checks=parse_checks(checks))
+                            constrain=constrain, examples=examples, checks=parse_checks(checks),
+                            calls=PARALLEL_CALLS if options["parallel_tool_calls"] else 1)
     return _text_turn(request, backend, messages, on_content=on_content, **options)
 
 
@@ -149,6 +152,7 @@ class _Request:
     schemas: Mapping[str, Any]
     grammar: str | None
     strict: str | None  # a retry follows a turn that was no decline: under a grammar, only what is offered
+    fitting: str | None  # the retry after a tool-choice correction: a call of the tool that plainly fits
     example: str
     prose: str
     copied: frozenset[str]
@@ -160,21 +164,24 @@ class _Request:
 
 def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, *,
                   backend: Backend, template: Any, tool_choice: Any, constrain: bool,
-                  examples: Sequence[Any] | None, checks: frozenset[CheckName]) -> _Request:
+                  examples: Sequence[Any] | None, checks: frozenset[CheckName], calls: int) -> _Request:
     tpl = as_template(template)
     offered = read_tools(tools)
     choice = read_tool_choice(tool_choice, offered)
     conversation = fold_messages(messages)
     by_name = {t.name: t for t in offered}
-    grammar = turn_grammar(tpl, offered, choice, backend, constrain)
-    strict = turn_grammar(tpl, offered, choice, backend, constrain, unoffered=False)
+    grammar = turn_grammar(tpl, offered, choice, backend, constrain, calls=calls)
+    strict = turn_grammar(tpl, offered, choice, backend, constrain, unoffered=False, calls=calls)
     example = example_call(tpl, offered, choice)
     shown = tpl.shown_episodes(offered, conversation.question, examples)
+    situation = _situation(tpl, conversation, offered, shown, checks, choice.mode == "auto")
+    pick = situation.pick
     return _Request(
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
+        fitting=None if pick is None else call_grammar(tpl, [by_name[pick[0]]], backend, calls),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
-        situation=_situation(tpl, conversation, offered, shown, checks, choice.mode == "auto"), checks=checks,
+        situation=situation, checks=checks,
         turns_before=len(conversation.turns),
     )
 
@@ -258,8 +265,7 @@ class _Attempts:
         r = self.request
         prefix = r.template.turn_prefix(self.n)
         lead, self.lead = self.lead, ""
-        text = lead + self._complete(self.prompt + lead, r.strict if self.errors else r.grammar,
-                                     self._turn_stream(prefix + lead))
+        text = lead + self._complete(self.prompt + lead, self._grammar(), self._turn_stream(prefix + lead))
         step = parse_turn(r.template, text, self.n, r.schemas, prose=r.prose, lang=r.situation.lang)
         turn = prefix + text
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))
@@ -284,6 +290,16 @@ class _Attempts:
         self.prompt += kept + r.template.observation(verdict.problem, self.n)
         self.n += 1
         return verdict, step.thought, False
+
+    def _grammar(self) -> str | None:
+        """The first try's grammar; after a problem, only what is offered; after the tool-choice correction,
+        a call of the tool that plainly fits (the question named it; the model had its chance to answer)."""
+        r = self.request
+        if not self.errors:
+            return r.grammar
+        if self.errors[-1] == "guard:tool_choice" and r.fitting is not None:
+            return r.fitting
+        return r.strict
 
     def _complete(self, text: str, grammar: str | None, stream: AnswerStream | None) -> str:
         completion = complete_streaming(self.backend, text, stream, stop=self.request.template.stop,

@@ -20,7 +20,11 @@ from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
-__all__ = ["Verdict", "judge", "example_call", "final_label", "turn_grammar"]
+__all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar"]
+
+PARALLEL_CALLS = 8
+"""How many calls one constrained turn may hold when ``parallel_tool_calls`` is on: a request that asks
+for several independent things gets them in one reply, in order."""
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,12 @@ def judge(step: Step, tools: Mapping[str, Any], choice: ToolChoice, example: str
         if choice.mode == "named" and action.tool != choice.name:
             return Verdict(problem=f"Call {choice.name} now, e.g.\n{example}", code="wrong_tool")
         try:
-            calls.append((tool.name, coerce_args(tool, action.args)))
+            call = (tool.name, coerce_args(tool, action.args))
         except ArgumentError as exc:
             return Verdict(problem=str(exc), code="bad_arguments")
+        if call in calls:  # written again in the same turn: the model is looping, and what follows is noise
+            break
+        calls.append(call)
     return Verdict(calls=tuple(calls))
 
 
@@ -87,7 +94,7 @@ def final_label(template: Any, n: int) -> str:
 
 
 def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool,
-                 *, unoffered: bool = True) -> str | None:
+                 *, unoffered: bool = True, calls: int = 1) -> str | None:
     """GBNF for the turn, when asked for (``constrain``) or when a call is forced."""
     forced = choice.forced
     if not (constrain or forced):
@@ -106,6 +113,22 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
         # Unless a call is forced, the model may stop after its thought or (``unoffered``)
         # reach for a tool it was not offered: that is how it declines (see reaches_elsewhere).
         return build_grammar(template.dialect, offered, allow_final=not forced, allow_thought_only=not forced,
-                             allow_unoffered=unoffered and not forced)
+                             allow_unoffered=unoffered and not forced, calls=calls)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
+
+
+def call_grammar(template: Any, tools: Sequence[Any], backend: Backend, calls: int = 1) -> str | None:
+    """GBNF for a turn that calls one of ``tools`` or declines by reaching for a tool nobody offered
+    (``declines``), its thought already begun in the prompt; None when the backend takes no grammar or
+    the tools cannot be written under one.
+
+    Why: told which tool fits, a small model often answers from its own head all the same ("10.0"); the
+    retry after that correction may call or decline, not answer (the model still chooses its values)."""
+    if not tools or not supports_grammar(backend):
+        return None
+    try:
+        return build_grammar(template.dialect, list(tools), allow_final=False, allow_unoffered=True,
+                             thought_begun=True, calls=calls)
+    except GrammarError:
+        return None

@@ -11,7 +11,7 @@ a new shape is one form class and one entry in ``SHAPES``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..protocol.dialects import DIALECTS
@@ -37,6 +37,9 @@ class DialectForm:
     """Characters a free-text answer may not contain."""
     thought: bool = True
     """The turn opens with a thought line (every text dialect); a chat template's own format has none."""
+    ends: tuple[str, ...] = ()
+    """The dialect's stops that open a line (``\\nObservation:``): a turn of several calls may end with
+    one, so a model that goes on to write its observation is stopped there, not steered into one more call."""
 
     def action(self, parts: TurnParts, spec: ToolShape) -> Term:
         """The body of ``action-<tool>``: this tool called in the dialect's syntax."""
@@ -55,8 +58,8 @@ class DialectForm:
     def final(self, parts: TurnParts) -> Ref:
         raise NotImplementedError
 
-    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
-        """What follows the thought line: one of ``actions`` or (``allow_final``) the final answer."""
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool, calls: int = 1) -> Term:
+        """What follows the thought line: 1..``calls`` of ``actions`` or (``allow_final``) the final answer."""
         raise NotImplementedError
 
 
@@ -74,8 +77,8 @@ class LabelledForm(DialectForm):
     def final(self, parts: TurnParts) -> Ref:
         return parts.rules.rule("final", sequence(Lit(self.final_label), parts.answer()))
 
-    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
-        alts = [sequence(Lit(self.action_label), group(alt(actions)))] if actions else []
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool, calls: int = 1) -> Term:
+        alts = [several(parts, sequence(Lit(self.action_label), group(alt(actions))), calls)] if actions else []
         if allow_final:
             alts.append(sequence(Lit("\n"), self.final(parts)))
         return alt(alts)
@@ -118,11 +121,14 @@ class JsonForm(DialectForm):
         quoted = Lit(json.dumps(_FINAL_TOOL))
         return rules.rule("final", self.object_action(parts, quoted, quoted, text))
 
-    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
-        choice = alt([*actions, *([self.final(parts)] if allow_final else [])])
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool, calls: int = 1) -> Term:
         ws = parts.rules.ws()
-        return sequence(Lit("\nAction:\n```json\n{"), ws, Lit('"action"'), ws, Lit(":"), ws, group(choice), ws,
-                        Lit("}\n```"))
+
+        def block(choice: Term) -> Term:
+            return sequence(Lit("\nAction:\n```json\n{"), ws, Lit('"action"'), ws, Lit(":"), ws, group(choice), ws,
+                            Lit("}\n```"))
+
+        return wrapped(parts, block, actions, self.final(parts) if allow_final else None, calls)
 
 
 @dataclass(frozen=True)
@@ -149,9 +155,11 @@ class PaperForm(DialectForm):
     def final(self, parts: TurnParts) -> Ref:
         return parts.rules.rule("final", sequence(Lit("Finish["), parts.answer(), Lit("]")))
 
-    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
-        choice = alt([*actions, *([self.final(parts)] if allow_final else [])])
-        return sequence(Lit("\nAction "), Rep(chars(("0", "9")), 1, 3), Lit(": "), group(choice))
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool, calls: int = 1) -> Term:
+        def line(choice: Term) -> Term:
+            return sequence(Lit("\nAction "), Rep(chars(("0", "9")), 1, 3), Lit(": "), group(choice))
+
+        return wrapped(parts, line, actions, self.final(parts) if allow_final else None, calls)
 
 
 @dataclass(frozen=True)
@@ -170,7 +178,7 @@ class NativeForm(DialectForm):
     def final(self, parts: TurnParts) -> Ref:
         return parts.rules.rule("final", parts.answer())
 
-    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool) -> Term:
+    def frame(self, parts: TurnParts, actions: list[Ref], allow_final: bool, calls: int = 1) -> Term:
         alts: list[Term] = []
         if actions:
             ws = parts.rules.ws()
@@ -179,6 +187,27 @@ class NativeForm(DialectForm):
         if allow_final:
             alts.append(self.final(parts))
         return alt(alts)
+
+
+def several(parts: TurnParts, call: Term, calls: int) -> Term:
+    """``call`` once, then up to ``calls - 1`` more, each starting on its own line (the call's own text
+    opens with its newline); one rule, so the grammar does not grow with ``calls``."""
+    if calls <= 1:
+        return call
+    one = parts.rules.rule("call", call)
+    return sequence(one, rep(one, 0, calls - 1))
+
+
+def wrapped(parts: TurnParts, wrap: Callable[[Term], Term], actions: list[Ref], final: Term | None,
+            calls: int) -> Term:
+    """Each call in its own ``wrap`` (a fenced blob, a numbered line): 1..``calls`` of them one after
+    another, or the final answer in one ``wrap`` of its own."""
+    if calls <= 1:
+        return wrap(alt([*actions, *([final] if final is not None else [])]))
+    alts = [several(parts, wrap(alt(actions)), calls)] if actions else []
+    if final is not None:
+        alts.append(wrap(final))
+    return alt(alts)
 
 
 SHAPES: dict[str, Callable[[Dialect], DialectForm]] = {
@@ -191,5 +220,8 @@ SHAPES: dict[str, Callable[[Dialect], DialectForm]] = {
 }
 """How each dialect shape frames a turn, from the dialect's own labels."""
 
-FORMS: dict[str, DialectForm] = {name: SHAPES[d.shape](d) for name, d in DIALECTS.items() if d.shape in SHAPES}
+FORMS: dict[str, DialectForm] = {
+    name: replace(SHAPES[d.shape](d), ends=tuple(stop for stop in d.stop if stop.startswith("\n")))
+    for name, d in DIALECTS.items() if d.shape in SHAPES
+}
 """The grammar's form of each dialect, by the dialect's name."""

@@ -50,7 +50,7 @@ from .dialect_forms import FORMS
 from .reader import read_gbnf
 from .recognizer import longest, matches, remember, rules_of
 from .schema import RuleSet
-from .terms import GrammarError, Lit, Term, group, opt, render_rules, sequence
+from .terms import GrammarError, Lit, Term, alt, group, opt, render_rules, sequence
 from .tool_shapes import read_tools
 from .turns import TurnParts
 
@@ -81,6 +81,8 @@ def build_grammar(
     allow_final: bool = True,
     allow_thought_only: bool = False,
     allow_unoffered: bool = False,
+    thought_begun: bool = False,
+    calls: int = 1,
     max_thought_chars: int = DEFAULT_MAX_THOUGHT_CHARS,
     max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
@@ -94,7 +96,12 @@ def build_grammar(
     decline every tool (the parser reads such a turn as prose; the shim then asks for
     the answer). ``allow_unoffered`` admits an action naming a tool that is not
     offered (free-form arguments): a model reaching for a tool it lacks can show it
-    instead of being steered into an offered one that does not fit. Raises
+    instead of being steered into an offered one that does not fit. ``thought_begun``
+    lets the thought be empty: the prompt already ends inside it (words written for the
+    model after a correction), so the action may follow at once. ``calls`` is how many
+    calls one turn may hold, one after another (parallel tool calls); with more than one,
+    the turn may end on one of the dialect's stops (``\\nObservation:``), which ends the
+    generation where the model would go on by itself. Raises
     ``GrammarError`` for an unknown dialect, a tool name the protocol cannot carry
     (or one the parser reads as "final answer"), or nothing to admit.
     """
@@ -102,7 +109,7 @@ def build_grammar(
     if form is None:
         raise GrammarError(f"unknown dialect {dialect!r}; known: {', '.join(FORMS)}")
     for label, value in (("max_thought_chars", max_thought_chars), ("max_answer_chars", max_answer_chars),
-                         ("max_string_chars", max_string_chars), ("max_items", max_items)):
+                         ("max_string_chars", max_string_chars), ("max_items", max_items), ("calls", calls)):
         if not isinstance(value, int) or value < 1:
             raise GrammarError(f"{label} must be an integer >= 1, got {value!r}")
     shapes = read_tools(tools)
@@ -114,10 +121,13 @@ def build_grammar(
     actions = [rules.rule(f"action-{shape.stem}", form.action(parts, shape)) for shape in shapes]
     if allow_unoffered:
         actions.append(rules.rule("action-other", form.unoffered(parts)))
-    body: Term = group(form.frame(parts, actions, allow_final))
+    body: Term = group(form.frame(parts, actions, allow_final, calls))
     # The thought's rules are made last: rules are written in the order they were first needed.
-    root = sequence(parts.thought() if form.thought else None, opt(body) if allow_thought_only else body,
-                    opt(Lit("\n")))
+    thought = parts.thought() if form.thought else None
+    if thought is not None and thought_begun:
+        thought = opt(thought)
+    end = opt(group(alt([*(Lit(stop) for stop in form.ends), Lit("\n")]))) if calls > 1 else opt(Lit("\n"))
+    root = sequence(thought, opt(body) if allow_thought_only else body, end)
     tree = {"root": root, **rules.finished()}
     gbnf = render_rules(tree)
     remember(gbnf, tree)

@@ -54,11 +54,30 @@ _NAMED_SAMPLES: tuple[tuple[str, str, str], ...] = (
     ("expression", "(17 + 5) * 3", "(17 + 5) * 3"),
 )
 _INTS = (7, 3, 12, 5, 9)
-_EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example|such as|like)\s*:?\s*([^,;()]{1,40})", re.IGNORECASE)
+_EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example|such as|like)\s*[:,]?\s*([^;()\n]{1,60})", re.IGNORECASE)
+_QUOTED = re.compile(r"""\s*(["'`])([^"'`]{1,40})\1""")
+_LIST_WORDS = re.compile(r"\b(?:or|and)\b", re.IGNORECASE)
 
 
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, (list, tuple)) and value else value
+
+
+def _described_example(description: str) -> str | None:
+    """The example a description gives (``e.g. Berkeley, CA``), whole: a value in two comma-joined parts
+    ("city and state") cut at its comma teaches the model to drop the state. A quoted example is taken
+    as quoted; a list of alternatives (more parts, or joined by "or"/"and") gives its first."""
+    found = _EXAMPLE_IN_TEXT.search(description)
+    if not found:
+        return None
+    text = re.split(r"\.(?:\s|$)", found.group(1), maxsplit=1)[0]
+    quoted = _QUOTED.match(text)
+    if quoted:
+        return quoted.group(2).strip() or None
+    parts = [part.strip() for part in text.split(",")]
+    whole = len(parts) == 2 and all(parts) and not _LIST_WORDS.search(text)
+    value = text if whole else _LIST_WORDS.split(parts[0])[0]
+    return value.strip(" .,;\"'") or None
 
 
 def _sample(name: str, prop: Mapping[str, Any], lang: str, salt: int, depth: int = 0) -> Any:
@@ -72,9 +91,9 @@ def _sample(name: str, prop: Mapping[str, Any], lang: str, salt: int, depth: int
         return prop["default"]
     if isinstance(prop.get("enum"), (list, tuple)) and prop["enum"]:
         return prop["enum"][salt % len(prop["enum"])]
-    hinted = _EXAMPLE_IN_TEXT.search(str(prop.get("description") or ""))
+    hinted = _described_example(str(prop.get("description") or ""))
     if hinted and prop.get("type") in (None, "string"):
-        return hinted.group(1).strip(" .,;\"'")
+        return hinted
     kind = prop.get("type")
     if isinstance(kind, (list, tuple)):
         kind = next((k for k in kind if k != "null"), "string")

@@ -11,7 +11,7 @@ from typing import Any
 from ..protocol.dialects import DialectLike, dialect_named, format_action, format_final, format_observation, format_thought
 from .episodes import Episode
 from .sandbox import GuardedEnvironment
-from .tool_views import json_args, param_notes, py_args
+from .tool_views import json_args, param_lines, param_notes, py_args
 
 
 def format_episode(dialect: DialectLike, episode: Episode) -> str:
@@ -40,7 +40,8 @@ def _to_json(value: Any) -> str:
 def environment() -> GuardedEnvironment:
     """The one sandbox every template shares: what a prompt template may call, besides Jinja's own."""
     return GuardedEnvironment(
-        filters={"tojson": _to_json, "json_args": json_args, "py_args": py_args, "param_notes": param_notes},
+        filters={"tojson": _to_json, "json_args": json_args, "py_args": py_args, "param_notes": param_notes,
+                 "param_lines": param_lines},
         template_globals={
             "format_action": format_action,
             "format_final": format_final,

@@ -92,7 +92,12 @@ def _pytype(prop: Mapping[str, Any], json_type: str) -> str:
 
 
 def param_specs(schema: Any, tool_name: str) -> tuple[ParamSpec, ...]:
-    """The parameters of a JSON-schema object, in its property order; TypeError for a malformed schema."""
+    """The parameters of a JSON-schema object, the required ones first, each part in property order;
+    TypeError for a malformed schema.
+
+    Why required first: that is the order a grammar-constrained call writes them in
+    (``grammar.schema.RuleSet.fields``); listed otherwise, a model whose first key is refused
+    writes the required one and closes the object, leaving out an optional value the request gave."""
     if schema is None:
         return ()
     if not isinstance(schema, Mapping):
@@ -118,22 +123,77 @@ def param_specs(schema: Any, tool_name: str) -> tuple[ParamSpec, ...]:
                 default=prop.get("default"),
             )
         )
-    return tuple(specs)
+    return tuple(sorted(specs, key=lambda spec: not spec.required))
 
 
 # --- notations a prompt writes a tool's arguments in (template filters) -------------------
+
+
+def _value_shape(prop: Any, depth: int = 0) -> str:
+    """A schema value in the JSON notation: its enum members, ``array of <items>``, or an object's own
+    fields (``{"weight_kg": number, ...}``), so nested values are shown, not just ``object``."""
+    if not isinstance(prop, Mapping):
+        return "any"
+    enum = prop.get("enum")
+    if isinstance(enum, (list, tuple)) and enum:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in enum)
+    kind = _json_type(prop)
+    if depth < 2 and kind == "array" and isinstance(prop.get("items"), Mapping):
+        return f"array of {_value_shape(prop['items'], depth + 1)}"
+    fields = prop.get("properties")
+    if depth < 2 and kind in ("object", "any") and isinstance(fields, Mapping) and fields:
+        required = set(prop.get("required") or ())
+        parts = [f"{json.dumps(str(k), ensure_ascii=False)}: {_value_shape(v, depth + 1)}"
+                 + ("" if k in required else " (optional)") for k, v in fields.items()]
+        return "{" + ", ".join(parts) + "}"
+    return kind
+
+
+def _param_schema(tool: ToolSpec, p: ParamSpec) -> Any:
+    props = tool.schema.get("properties") if isinstance(tool.schema, Mapping) else None
+    return props.get(p.name) if isinstance(props, Mapping) else None
 
 
 def json_args(tool: ToolSpec) -> str:
     """``{"query": string, "limit": integer (optional)}``: the JSON argument shape."""
     parts = []
     for p in tool.parameters:
-        kind = " | ".join(json.dumps(v, ensure_ascii=False) for v in p.enum) if p.enum else p.type
+        kind = _value_shape(_param_schema(tool, p)) if _param_schema(tool, p) is not None else p.type
         note = ""
         if not p.required:
             note = f" (optional, default {json.dumps(p.default, ensure_ascii=False)})" if p.has_default else " (optional)"
         parts.append(f"{json.dumps(p.name, ensure_ascii=False)}: {kind}{note}")
     return "{" + ", ".join(parts) + "}"
+
+
+_NEEDS = {
+    "en": ("required", "optional", "default"),
+    "zh": ("必填", "可选", "默认"),
+}
+
+
+def param_lines(tool: ToolSpec, lang: str = "en") -> str:
+    """One indented line per parameter -- ``  - location (string, required): The city and state, e.g.
+    Berkeley, CA`` -- or nothing when no parameter has a description.
+
+    Why: a description that says what form a value takes ("city and state", a date format) is read
+    beside the parameter it shapes, with its type, enum members, and whether it may be left out (and
+    at what default), instead of trailing after the whole argument list where a small model loses it.
+    Starts with a newline so a template writes it straight after the tool's line."""
+    if not any(p.description for p in tool.parameters):
+        return ""
+    need, optional, default = _NEEDS.get(lang, _NEEDS["en"])
+    comma = "，" if lang == "zh" else ", "
+    lines = []
+    for p in tool.parameters:
+        schema = _param_schema(tool, p)
+        kind = _value_shape(schema) if schema is not None else p.type
+        said = need if p.required else optional
+        if not p.required and p.has_default:
+            said += f"{comma}{default} {json.dumps(p.default, ensure_ascii=False)}"
+        text = f"  - {p.name} ({kind}{comma}{said})"
+        lines.append(text + (f": {p.description}" if p.description else ""))
+    return "\n" + "\n".join(lines)
 
 
 def py_args(tool: ToolSpec) -> str:
