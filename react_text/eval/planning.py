@@ -129,8 +129,9 @@ def prepare(spec: CompareSpec) -> Prepared:
 
 
 CHECKS_LABEL = " checks="
-"""How a cell's label names the checks it runs with: ``classic checks=-rounding``; a bare template name
-runs with every check (``Agent``'s default), so earlier results keep their labels."""
+"""How a cell's label names the checks it runs with: ``classic checks=-facts``; a bare template name runs
+with the default checks (``Agent``'s). Labels are relative to the defaults of the code that ran them:
+before the defaults were measured a bare name meant all 22 (``results/checks/`` was made then)."""
 
 
 def template_checks(label: str) -> tuple[str, str]:
