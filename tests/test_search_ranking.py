@@ -40,6 +40,8 @@ def test_word_roots_let_forms_of_a_word_meet() -> None:
     assert _root("founded") == _root("founding") == _root("found") == "found"
     assert _root("opened") == _root("opening") == "open"
     assert _root("stopped") == "stop" and _root("lived") == _root("live") == _root("living")
+    assert _root("director") == _root("direct") and _root("population") == _root("populated")
+    assert _root("monthly") == "month" and _root("only") == "only" and _root("water") == "water"
     assert _root("bed") == "bed" and _root("sing") == "sing"  # too short to carry a suffix
     assert _root("镇长") == "镇长" and _root("1811") == "1811"
 
@@ -80,7 +82,8 @@ def test_a_long_passage_is_shown_at_its_best_sentences() -> None:
 
 
 def test_rankings_and_their_switch(towns: Path) -> None:
-    assert set(RANKINGS) == {"coverage", "baseline"}
+    assert RANKINGS == ("coverage", "baseline")  # the default first
+    assert search_files(towns)("Belmora inhabitants") == search_files(towns, ranking="coverage")("Belmora inhabitants")
     passages = [make_passage("x.txt", p, "X") for p in split_passages("X\n\nAlpha beta.\n\nGamma delta.\n")]
     assert [p.text for p in rank(passages, ["gamma"], 3, "baseline")] == ["Gamma delta."]
     with pytest.raises(ValueError, match="unknown ranking"):
@@ -102,3 +105,22 @@ def test_chinese_passages_keep_their_title_and_bigrams(tmp_path: Path) -> None:
     (tmp_path / "hu.txt").write_text("镜湖\n\n镜湖在山下，湖边住着村民。\n", encoding="utf-8")
     result = search_files(tmp_path, max_results=1, ranking="coverage")("松岭村有多少村民？")
     assert result == "[1] shan.txt: 松岭村: 村里现有村民812人，村长是李明。"
+
+
+def test_the_document_the_query_names_comes_first(tmp_path: Path) -> None:
+    (tmp_path / "ostrava.txt").write_text(
+        "Ostrava (town)\n\nOstrava lies on a bay.\n\nOstrava was founded in 1650 by fishers.\n", encoding="utf-8")
+    (tmp_path / "rowing.txt").write_text(
+        "Ostrava Rowing Club\n\nThe Ostrava Rowing Club of the town of Ostrava was founded in 1901.\n",
+        encoding="utf-8")
+    question = "When was the town of Ostrava founded?"
+    assert "1901" in search_files(tmp_path, max_results=1, ranking="baseline")(question)
+    assert "1650" in search_files(tmp_path, max_results=1, ranking="coverage")(question)
+
+
+def test_passages_far_weaker_than_the_best_are_left_out(tmp_path: Path) -> None:
+    (tmp_path / "light.txt").write_text(
+        "The lighthouse keeper lit the lamp at dusk and wrote the hour in the lighthouse log.\n", encoding="utf-8")
+    (tmp_path / "shop.txt").write_text("The shop sells a lamp, a kettle and a tent.\n", encoding="utf-8")
+    assert _hits(search_files(tmp_path, ranking="baseline")("lighthouse keeper lamp")) == ["light.txt", "shop.txt"]
+    assert _hits(search_files(tmp_path, ranking="coverage")("lighthouse keeper lamp")) == ["light.txt"]

@@ -1,11 +1,13 @@
 """Passages of a document and how a query ranks them: pure text logic behind the search tool.
 
-The rankings: ``baseline`` is plain BM25 over each paragraph. ``coverage`` (issue 25) scores each
-paragraph with its document's title (so "It was built in 1962." still belongs to its subject),
-matches word forms ("founded", "founding"), and picks results in turn, each time weighing down
-the query terms already shown, so that a question about several things gets a passage for each
-instead of all for the first; a passage longer than the shown length is shown at its best
-sentences rather than cut after its first ones.
+The rankings (issue 25; ``bench/search_recall.py`` measures them): ``coverage``, the default, scores
+each paragraph with its document's title (so "It was built in 1962." still belongs to its subject)
+and weighs a passage up by how much of its title the query names (the town asked about, not the
+club named after it); it matches word forms ("founded", "founding"), picks results in turn, each
+time weighing down the query terms already shown, so that a question about several things gets a
+passage for each instead of all for the first; it leaves out passages far weaker than the best and
+paragraphs that repeat one already shown, and shows a long passage at its best sentences rather
+than cut after its first ones. ``baseline`` is the search before: plain BM25 over each paragraph.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ from ..lexicon.cjk import CJK
 __all__ = ["Passage", "RANKINGS", "make_passage", "query_terms", "rank", "shown_text", "split_passages",
            "title_of"]
 
-RANKINGS = ("baseline", "coverage")
+RANKINGS = ("coverage", "baseline")
 """The search tool's rankings, the default first (see the module docstring)."""
 
 PASSAGE_CHARS = 600
 SHOWN_CHARS = 500
 COVERED = 0.35
 """What a query term already in a chosen passage still weighs when the next one is picked."""
+FLOOR = 0.4
+"""A passage scoring below this share of the best one is not shown at all: fewer results beat noise."""
 _SAME = 0.8
 """Share of words two passages have in common from which the later one repeats the earlier."""
 
@@ -48,13 +52,13 @@ def _stem(word: str) -> str:
 
 
 def _root(term: str) -> str:
-    """A stemmed word without "-ed"/"-ing" or a final "e": "founded", "founding", "found" meet,
-    as do "opened"/"opening" and "lived"/"lives". CJK terms and numbers are left alone."""
+    """A stemmed word without an ending of ``en.SUFFIXES`` or a final "e": "founded", "founding",
+    "found" meet, as do "director"/"directs" and "lived"/"lives". CJK terms and numbers are left alone."""
     if not term.isascii() or not term.isalpha():
         return term
-    for suffix in ("ing", "ed"):
+    for suffix, shortest in en.SUFFIXES.items():
         stem = term[: -len(suffix)]
-        if term.endswith(suffix) and len(stem) >= 3 and _VOWEL.search(stem):
+        if term.endswith(suffix) and len(stem) >= shortest and _VOWEL.search(stem):
             if stem[-1] == stem[-2] and stem[-1] not in "lsz":
                 stem = stem[:-1]  # "stopped" -> "stop"
             term = stem
@@ -91,6 +95,7 @@ class Passage:
     roots: Counter | None = None
     keyed_length: int = 1
     shingles: frozenset[str] = frozenset()
+    title_terms: frozenset[str] = frozenset()
 
 
 def _length(words: Counter, folded: str) -> int:
@@ -101,13 +106,12 @@ def make_passage(path: str, text: str, title: str = "") -> Passage:
     """A passage of the file at ``path`` whose document is titled ``title`` ("" for none)."""
     folded = text.casefold()
     words = Counter(_latin_terms(folded))
-    title = "" if title.casefold() in folded else title
-    keyed = f"{title.casefold()} {folded}".strip()
+    keyed = folded if title.casefold() in folded else f"{title.casefold()} {folded}".strip()
     roots = Counter(_root(w) for w in _latin_terms(keyed))
     shingles = frozenset(_WORD.findall(_CJK_RUN.sub(" ", folded))) | frozenset(
         run[i:i + 2] for run in _CJK_RUN.findall(folded) for i in range(max(len(run) - 1, 1)))
     return Passage(path, text, folded, words, _length(words, folded), title, keyed, roots, _length(roots, keyed),
-                   shingles)
+                   shingles, frozenset(_root(t) for t in query_terms(title)))
 
 
 def title_of(text: str) -> str:
@@ -175,8 +179,9 @@ def _bm25(passages: list[Passage], terms: list[str], limit: int) -> list[Passage
 
 
 def _cover(passages: list[Passage], terms: list[str], limit: int) -> list[Passage]:
-    """BM25 with titles and word roots, picked greedily: after each pick the terms it shows weigh
-    ``COVERED``, so the next pick is the best passage for what the results do not show yet."""
+    """BM25 with titles and word roots, times one plus the share of the title the query names,
+    picked greedily: after each pick the terms it shows weigh ``COVERED``, so the next pick is the
+    best passage for what the results do not show yet; none below ``FLOOR`` of the best."""
     def frequency(term: str, passage: Passage) -> int:
         if _CJK_RUN.fullmatch(term):
             return passage.keyed.count(term)
@@ -191,12 +196,17 @@ def _cover(passages: list[Passage], terms: list[str], limit: int) -> list[Passag
             gains[i] = {t: _saturated(f, passage.keyed_length, average) for t, f in found.items()}
     df = Counter(t for gain in gains.values() for t in gain)
     idf = {t: math.log(1 + (count - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    asked = set(terms)
+    about = {i: 1 + len(passages[i].title_terms & asked) / max(len(passages[i].title_terms), 1) for i in gains}
+    full = {i: about[i] * sum(idf[t] * g for t, g in gain.items()) for i, gain in gains.items()}
+    floor = FLOOR * max(full.values(), default=0.0)
+    gains = {i: gain for i, gain in gains.items() if full[i] >= floor}
     weight = dict.fromkeys(terms, 1.0)
     chosen: list[int] = []
     while len(chosen) < limit:
         best, best_score = -1, 0.0
         for i, gain in gains.items():
-            score = sum(weight[t] * idf[t] * g for t, g in gain.items())
+            score = about[i] * sum(weight[t] * idf[t] * g for t, g in gain.items())
             if score > best_score and not any(_repeats(passages[j], passages[i]) for j in chosen):
                 best, best_score = i, score
         if best < 0:
@@ -218,7 +228,7 @@ def shown_text(passage: Passage, terms: list[str], ranking: str = RANKINGS[0]) -
     run of sentences that holds most query terms; under ``baseline`` its first ``SHOWN_CHARS``."""
     if ranking == "baseline":
         return passage.text if len(passage.text) <= SHOWN_CHARS else passage.text[:SHOWN_CHARS] + "…"
-    head = f"{passage.title}: " if passage.title else ""
+    head = f"{passage.title}: " if passage.title and passage.title.casefold() not in passage.folded else ""
     if len(head) + len(passage.text) <= SHOWN_CHARS:
         return head + passage.text
     sentences = [s for s in _SENTENCE_END.split(passage.text) if s.strip()]
