@@ -3,11 +3,17 @@ titles, word forms, repeated paragraphs, what is shown of a long passage, and th
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+from react_text.backends.scripted import ScriptedBackend
+from react_text.cli.main import build_parser
+from react_text.eval import compare
+from react_text.eval.planning import CompareSpec
 from react_text.tools.passages import (
     RANKINGS, SHOWN_CHARS, _root, make_passage, query_terms, rank, shown_text, split_passages, title_of,
 )
@@ -124,3 +130,27 @@ def test_passages_far_weaker_than_the_best_are_left_out(tmp_path: Path) -> None:
     (tmp_path / "shop.txt").write_text("The shop sells a lamp, a kettle and a tent.\n", encoding="utf-8")
     assert _hits(search_files(tmp_path, ranking="baseline")("lighthouse keeper lamp")) == ["light.txt", "shop.txt"]
     assert _hits(search_files(tmp_path, ranking="coverage")("lighthouse keeper lamp")) == ["light.txt"]
+
+
+@pytest.mark.parametrize("ranking", RANKINGS)
+def test_compare_and_the_cli_search_with_the_ranking_asked_for(tmp_path: Path, towns: Path, ranking: str) -> None:
+    suite = tmp_path / "mini.jsonl"
+    suite.write_text(json.dumps({
+        "id": "t1", "question": "How many more inhabitants does Ostrava Minor have than Belmora?", "expected": 7090,
+        "match": "number", "tools": ["search"], "lang": "en", "category": "multihop"}) + "\n", encoding="utf-8")
+    backends: list[ScriptedBackend] = []
+
+    def factory(model, worker):
+        query = "How many more inhabitants does Ostrava Minor have than Belmora?"
+        backends.append(ScriptedBackend([f' I search.\nAction: search\nAction Input: {{"query": "{query}"}}',
+                                         " Done.\nFinal Answer: 7090"]))
+        return backends[-1]
+
+    spec = CompareSpec(templates=("classic",), models=("fake",), suite=str(suite), out_dir=tmp_path / "out",
+                       backend="http", urls=("http://127.0.0.1:9",), corpus=str(towns), search_ranking=ranking)
+    compare.run_compare(spec, backend_factory=factory, progress_stream=open(os.devnull, "w"))
+    shown = backends[0].calls[1].prompt.rsplit("Observation:", 1)[1]
+    assert ("5,310" in shown) == (ranking == "coverage")
+    assert build_parser().parse_args(["compare", "--search-ranking", ranking]).search_ranking == ranking
+    assert build_parser().parse_args(["run", "q", "--search-ranking", ranking]).search_ranking == ranking
+    assert build_parser().parse_args(["compare"]).search_ranking == RANKINGS[0]
