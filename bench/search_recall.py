@@ -10,6 +10,10 @@ language, category and number of facts, and the characters shown. Deterministic;
     python bench/search_recall.py --suite my.jsonl --totals  # any suite file: aggregate rows only
     python bench/search_recall.py --split dev --misses       # the dev tasks missed, to read
     python bench/search_recall.py --ranking baseline         # the search as it was before issue 25
+    python bench/search_recall.py --suite bench/search_probe.jsonl  # 29 paraphrased questions of our own
+
+``bench/search_probe.jsonl`` holds questions over the shipped corpus worded unlike it ("people work
+at the observatory", "the home ground of the Anchors"), all ``dev``: for building on, not for figures.
 """
 
 from __future__ import annotations

@@ -45,7 +45,11 @@ def test_facts_of_a_task() -> None:
     assert facts_of(_task(), CORPUS) == (Fact("answer", 1811),)  # no evidence: the answer, found in the corpus
     assert facts_of(_task(expected=1999), CORPUS) == ()  # not in the corpus: nothing to find
     assert facts_of(_task(question="Is 1811 a year?"), CORPUS) == ()  # the question already says it
-    assert facts_of(_task(check="1811 + 1"), CORPUS) == ()  # computed, and no evidence says from what
+    assert facts_of(_task(check="1811 + 1"), CORPUS) == ()  # 1 is not in the corpus: arithmetic alone
+    sacks = _task(question="How many sacks does the mill grind in 3 years?", check="8750 * 3", expected=26250)
+    assert facts_of(sacks, CORPUS) == (Fact("number", 8750.0),)  # what the question does not state
+    week = _task(question="How many hours are in a week?", check="7 * 24", expected=168)
+    assert facts_of(week, "The Heron-7 robot.\n\nThe ferry carries 24 cars.") == ()  # numbers, not about hours
     assert facts_of(_task(match="refusal", expected=None), CORPUS) == ()
 
 
@@ -86,3 +90,12 @@ def test_bench_runs_on_a_suite_file_with_its_corpus(tmp_path: Path) -> None:
     old = subprocess.run([sys.executable, str(ROOT / "bench" / "search_recall.py"), "--suite", str(suite),
                           "--ranking", "baseline"], capture_output=True, text=True, timeout=120, check=True).stdout
     assert "ranking baseline" in old and "| split dev | 1 |" in old and "| split test | 1 |" in old
+
+
+def test_every_probe_question_of_the_bench_has_its_facts_in_the_corpus() -> None:
+    from react_text.eval.suites import builtin_corpus_dir, load_suite
+
+    corpus = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(builtin_corpus_dir().rglob("*.txt")))
+    suite = load_suite(str(ROOT / "bench" / "search_probe.jsonl"))
+    assert suite.tasks and all(len(facts_of(t, corpus)) == len(t.evidence) for t in suite.tasks)
+    assert {t.split for t in suite.tasks} == {"dev"}

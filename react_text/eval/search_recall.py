@@ -3,10 +3,11 @@
 A task that needs the corpus is answerable only if the facts it rests on reach the model; this
 measures that part alone, deterministically, so a change to the search can be judged in seconds
 on any suite file (the model's share of a failure is the rest). A task's facts are, in order of
-preference: its ``evidence`` sentences (those found in the corpus), else -- when the answer is
-looked up, not computed (no ``check``) -- its expected answer, if the corpus holds it and the
-question does not. A task with none of these (refusals, computed answers without evidence,
-answers already in the question) has nothing to find and is counted apart.
+preference: its ``evidence`` sentences (those found in the corpus); else, when it has a ``check``,
+the numbers of the check that the question does not state (if the corpus holds them all: if not,
+the task is arithmetic alone); else its expected answer, if the corpus holds it and the question
+does not. A task with none of these (refusals, answers already in the question) has nothing to
+find and is counted apart.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ _PUNCTUATION = re.compile(r"[?？!！。，,、;；:：\"“”'‘’()（）]"
 
 @dataclass(frozen=True)
 class Fact:
-    """One thing the model must be shown: an evidence sentence, or the task's expected answer."""
+    """One thing the model must be shown: an evidence sentence, a number a check computes with, or the answer."""
 
-    kind: str  # "sentence" | "answer"
+    kind: str  # "sentence" | "number" | "answer"
     value: object
     tolerance: float | str | None = None
 
@@ -76,11 +77,27 @@ def seen(fact: Fact, text: str, task: Task | None = None) -> bool:
     form of its value anywhere in the text ("8" is not seen in "8,750")."""
     if fact.kind == "sentence":
         return normalize_text(str(fact.value)) in normalize_text(text)
+    if fact.kind == "number":
+        return _shows(fact.value, text, fact.tolerance)
     kind = task.match if task is not None else "contains"
     options = fact.value if kind == "one_of" else (fact.value,)
     if kind == "regex":
         return regex.search(str(fact.value), text, regex.IGNORECASE) is not None
     return any(_shows(option, text, fact.tolerance) for option in options)  # type: ignore[union-attr]
+
+
+def _stated_near(fact: Fact, question: str, corpus_text: str) -> bool:
+    """Whether a paragraph of the corpus shows ``fact`` and shares a word with ``question``: a number
+    such as 7 or 24 is in any corpus, but not in a paragraph about what is asked."""
+    asked = _words(question)
+    return any(seen(fact, para) and asked & _words(para) for para in regex.split(r"\n\s*\n", corpus_text))
+
+
+def _words(text: str) -> set[str]:
+    """Words of four letters or more and pairs of Chinese characters: enough to tell a topic."""
+    folded = text.casefold()
+    return set(regex.findall(r"[^\W\d_\p{Han}]{4,}", folded)) | {
+        run[i:i + 2] for run in regex.findall(r"\p{Han}+", folded) for i in range(len(run) - 1)}
 
 
 def _shows(value: object, text: str, tolerance: float | str | None) -> bool:
@@ -105,12 +122,17 @@ def facts_of(task: Task, corpus_text: str) -> tuple[Fact, ...]:
     """What ``task`` needs from the corpus (see the module docstring); () when nothing."""
     if task.match == "refusal":
         return ()
-    sentences = tuple(Fact("sentence", s) for s in task.evidence)
-    sentences = tuple(f for f in sentences if seen(f, corpus_text))
+    sentences = tuple(f for f in (Fact("sentence", s) for s in task.evidence) if seen(f, corpus_text))
     if sentences:
         return sentences
+    if task.check is not None:
+        stated = {v for m in extract_numbers(task.question) for v in m.values}
+        numbers = dict.fromkeys(float(m.values[0]) for m in extract_numbers(task.check))
+        facts = tuple(Fact("number", n) for n in numbers if n not in stated)
+        # every number the question does not state must be in the corpus, or the task is arithmetic alone
+        return facts if facts and all(_stated_near(f, task.question, corpus_text) for f in facts) else ()
     answer = Fact("answer", task.expected, task.tolerance)
-    if task.check is None and seen(answer, corpus_text, task) and not seen(answer, task.question, task):
+    if seen(answer, corpus_text, task) and not seen(answer, task.question, task):
         return (answer,)
     return ()
 
