@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from dataclasses import dataclass
 
 from ..lexicon import en, zh
@@ -51,6 +52,7 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1 << 16)  # a corpus repeats its words: each is rooted once
 def _root(term: str) -> str:
     """A stemmed word without an ending of ``en.SUFFIXES`` or a final "e": "founded", "founding",
     "found" meet, as do "director"/"directs" and "lived"/"lives". CJK terms and numbers are left alone."""
@@ -82,8 +84,9 @@ def query_terms(query: str) -> list[str]:
 
 @dataclass(frozen=True, eq=False)
 class Passage:
-    """A paragraph-sized piece of one file, with what the scorers need precomputed: its own words
-    for ``baseline``, and for ``coverage`` the same with its document's title and word roots."""
+    """A paragraph-sized piece of one file, with what its ranking's scorer needs precomputed: the text
+    it counts CJK terms in and the counts of its Latin terms -- for ``baseline`` the paragraph's own
+    stemmed words, for ``coverage`` their roots with the document's title."""
 
     path: str
     text: str
@@ -91,27 +94,24 @@ class Passage:
     words: Counter
     length: int
     title: str = ""
-    keyed: str = ""
-    roots: Counter | None = None
-    keyed_length: int = 1
-    shingles: frozenset[str] = frozenset()
     title_terms: frozenset[str] = frozenset()
+
+
+def make_passage(path: str, text: str, title: str = "", ranking: str = RANKINGS[0]) -> Passage:
+    """A passage of the file at ``path`` whose document is titled ``title`` ("" for none), for ``ranking``."""
+    folded = text.casefold()
+    if ranking == "baseline":
+        words = Counter(_latin_terms(folded))
+        return Passage(path, text, folded, words, _length(words, folded), title)
+    if title.casefold() not in folded:
+        folded = f"{title.casefold()} {folded}".strip()
+    words = Counter(_root(w) for w in _latin_terms(folded))
+    return Passage(path, text, folded, words, _length(words, folded), title,
+                   frozenset(_root(t) for t in query_terms(title)))
 
 
 def _length(words: Counter, folded: str) -> int:
     return max(sum(words.values()) + len("".join(_CJK_RUN.findall(folded))), 1)
-
-
-def make_passage(path: str, text: str, title: str = "") -> Passage:
-    """A passage of the file at ``path`` whose document is titled ``title`` ("" for none)."""
-    folded = text.casefold()
-    words = Counter(_latin_terms(folded))
-    keyed = folded if title.casefold() in folded else f"{title.casefold()} {folded}".strip()
-    roots = Counter(_root(w) for w in _latin_terms(keyed))
-    shingles = frozenset(_WORD.findall(_CJK_RUN.sub(" ", folded))) | frozenset(
-        run[i:i + 2] for run in _CJK_RUN.findall(folded) for i in range(max(len(run) - 1, 1)))
-    return Passage(path, text, folded, words, _length(words, folded), title, keyed, roots, _length(roots, keyed),
-                   shingles, frozenset(_root(t) for t in query_terms(title)))
 
 
 def title_of(text: str) -> str:
@@ -158,16 +158,17 @@ def _saturated(f: int, length: int, average: float) -> float:
     return f * 2.2 / (f + 1.2 * (0.25 + 0.75 * length / average))
 
 
+def _frequency(term: str, passage: Passage) -> int:
+    if _CJK_RUN.fullmatch(term):
+        return passage.folded.count(term)
+    return passage.words.get(term, 0)
+
+
 def _bm25(passages: list[Passage], terms: list[str], limit: int) -> list[Passage]:
     """BM25 over the passages: rare terms weigh more, long passages do not win by size alone."""
-    def frequency(term: str, passage: Passage) -> int:
-        if _CJK_RUN.fullmatch(term):
-            return passage.folded.count(term)
-        return passage.words.get(term, 0)
-
     count = len(passages)
     average = sum(p.length for p in passages) / count
-    tf = {t: [frequency(t, p) for p in passages] for t in terms}
+    tf = {t: [_frequency(t, p) for p in passages] for t in terms}
     idf = {t: math.log(1 + (count - (df := sum(1 for f in tf[t] if f)) + 0.5) / (df + 0.5)) for t in terms}
     scored = []
     for i, passage in enumerate(passages):
@@ -182,18 +183,13 @@ def _cover(passages: list[Passage], terms: list[str], limit: int) -> list[Passag
     """BM25 with titles and word roots, times one plus the share of the title the query names,
     picked greedily: after each pick the terms it shows weigh ``COVERED``, so the next pick is the
     best passage for what the results do not show yet; none below ``FLOOR`` of the best."""
-    def frequency(term: str, passage: Passage) -> int:
-        if _CJK_RUN.fullmatch(term):
-            return passage.keyed.count(term)
-        return passage.roots.get(term, 0) if passage.roots is not None else 0
-
     count = len(passages)
-    average = sum(p.keyed_length for p in passages) / count
+    average = sum(p.length for p in passages) / count
     gains: dict[int, dict[str, float]] = {}  # only the passages that hold a query term
     for i, passage in enumerate(passages):
-        found = {t: f for t in terms if (f := frequency(t, passage))}
+        found = {t: f for t in terms if (f := _frequency(t, passage))}
         if found:
-            gains[i] = {t: _saturated(f, passage.keyed_length, average) for t, f in found.items()}
+            gains[i] = {t: _saturated(f, passage.length, average) for t, f in found.items()}
     df = Counter(t for gain in gains.values() for t in gain)
     idf = {t: math.log(1 + (count - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
     asked = set(terms)
@@ -219,8 +215,15 @@ def _cover(passages: list[Passage], terms: list[str], limit: int) -> list[Passag
 
 def _repeats(earlier: Passage, later: Passage) -> bool:
     """Whether ``later`` says nearly what ``earlier`` says (the same paragraph in another file)."""
-    shared = len(earlier.shingles & later.shingles)
-    return shared > 0 and shared / len(earlier.shingles | later.shingles) >= _SAME
+    first, second = _shingles(earlier.text.casefold()), _shingles(later.text.casefold())
+    shared = len(first & second)
+    return shared > 0 and shared / len(first | second) >= _SAME
+
+
+def _shingles(folded: str) -> set[str]:
+    """Its words and CJK character pairs: what two copies of a paragraph have in common."""
+    return set(_WORD.findall(_CJK_RUN.sub(" ", folded))) | {
+        run[i:i + 2] for run in _CJK_RUN.findall(folded) for i in range(max(len(run) - 1, 1))}
 
 
 def shown_text(passage: Passage, terms: list[str], ranking: str = RANKINGS[0]) -> str:
@@ -228,7 +231,7 @@ def shown_text(passage: Passage, terms: list[str], ranking: str = RANKINGS[0]) -
     run of sentences that holds most query terms; under ``baseline`` its first ``SHOWN_CHARS``."""
     if ranking == "baseline":
         return passage.text if len(passage.text) <= SHOWN_CHARS else passage.text[:SHOWN_CHARS] + "…"
-    head = f"{passage.title}: " if passage.title and passage.title.casefold() not in passage.folded else ""
+    head = f"{passage.title}: " if passage.title and passage.title.casefold() not in passage.text.casefold() else ""
     if len(head) + len(passage.text) <= SHOWN_CHARS:
         return head + passage.text
     sentences = [s for s in _SENTENCE_END.split(passage.text) if s.strip()]

@@ -31,8 +31,9 @@ MAX_CORPUS_BYTES = 50_000_000
 class _Corpus:
     """The folder's passages, read once on first use (thread-safe: calls may overlap after a timeout)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, ranking: str) -> None:
         self.folder = folder
+        self.ranking = ranking
         self._lock = threading.Lock()
         self._passages: list[Passage] | None = None
         self.files = 0
@@ -66,7 +67,7 @@ class _Corpus:
                 relative = path.relative_to(root).as_posix()
                 text = data.decode("utf-8", errors="replace")
                 title = title_of(text)
-                passages.extend(make_passage(relative, piece, title) for piece in split_passages(text))
+                passages.extend(make_passage(relative, piece, title, self.ranking) for piece in split_passages(text))
                 if self.files >= MAX_FILES or budget <= 0:
                     return passages
         return passages
@@ -81,7 +82,7 @@ def search_files(folder: str | os.PathLike[str], *, name: str = SEARCH_TOOL, max
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise NotADirectoryError(f"search folder {str(root)!r} does not exist or is not a directory")
-    corpus = _Corpus(root)
+    corpus = _Corpus(root, ranking)
 
     def search(query: str) -> str:
         terms = query_terms(query)
