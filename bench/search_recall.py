@@ -27,6 +27,7 @@ from pathlib import Path
 from react_text.agent.state import Limits
 from react_text.eval.search_recall import QUERY_KINDS, Probe, facts_of, probe
 from react_text.eval.suites import builtin_corpus_dir, load_suite
+from react_text.protocol.results import result_lines
 from react_text.tools.calling import call_tool
 from react_text.tools.search import RANKINGS, search_files
 
@@ -40,8 +41,9 @@ def corpus_text(folder: Path) -> str:
 
 
 def measure(suite_files: list[str], corpus: Path | None, split: str, ranking: str
-            ) -> tuple[list[tuple[object, list[Probe]]], dict[str, int]]:
-    """(task, probes) for every task that needs the corpus, and counts of those skipped, by reason."""
+            ) -> tuple[list[tuple[object, list[Probe]]], dict[str, int], list[str]]:
+    """(task, probes) for every task that needs the corpus, counts of those skipped by reason, and what
+    the question of each refusal task is shown (a figure about a neighbour there invites a guess)."""
     suite = load_suite(suite_files, known_tools=None)
     folder = corpus or suite.corpus_dir or builtin_corpus_dir()
     text = corpus_text(folder)
@@ -55,7 +57,7 @@ def measure(suite_files: list[str], corpus: Path | None, split: str, ranking: st
     def search_first(query: str) -> str:
         return call_tool(first, {"query": query}, max_chars=limit).text
 
-    measured, skipped = [], defaultdict(int)
+    measured, skipped, refusals = [], defaultdict(int), []
     for task in suite.tasks:
         if split != "all" and task.split != split:
             continue
@@ -64,9 +66,11 @@ def measure(suite_files: list[str], corpus: Path | None, split: str, ranking: st
         facts = facts_of(task, text)
         if not facts:
             skipped["refusal" if task.match == "refusal" else "nothing in the corpus to find"] += 1
+            if task.match == "refusal":
+                refusals.append(search(task.question))
             continue
         measured.append((task, probe(task, facts, search) + probe(task, facts, search_first, kinds=("question",))))
-    return measured, dict(skipped)
+    return measured, dict(skipped), refusals
 
 
 def _groups(task, facts: int) -> list[str]:
@@ -110,13 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--misses", action="store_true",
                    help="also list each task not fully shown, with its queries (never a test-split task)")
     args = p.parse_args(argv)
-    measured, skipped = measure(args.suite, args.corpus, args.split, args.ranking)
+    measured, skipped, refusals = measure(args.suite, args.corpus, args.split, args.ranking)
     if not measured:
         print("no task needs the corpus")
         return 1
     print(f"ranking {args.ranking}; split {args.split}; {len(measured)} tasks need the corpus; skipped: "
           + (", ".join(f"{n} {why}" for why, n in sorted(skipped.items())) or "none") + "\n")
     print("\n".join(table(measured, args.totals)))
+    if refusals:
+        print(f"\nrefusal tasks (the question as query): {len(refusals)}, results shown "
+              f"{statistics.mean(len(result_lines(r)) for r in refusals):.1f} on average, "
+              f"chars shown {statistics.mean(map(len, refusals)):.0f} on average")
     if args.misses:  # dev only: test tasks are for figures, never for reading
         print()
         for task, probes in measured:

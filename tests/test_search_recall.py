@@ -87,6 +87,7 @@ def test_bench_runs_on_a_suite_file_with_its_corpus(tmp_path: Path) -> None:
     assert "2 tasks need the corpus; skipped: 1 refusal" in out
     assert "| all | 2 | 2/2 (100%) | 2/2 (100%) | 2/2 (100%) |" in out
     assert "| split" not in out and "| lang en | 2 |" in out
+    assert "refusal tasks (the question as query): 1, results shown 2.0 on average" in out
     old = subprocess.run([sys.executable, str(ROOT / "bench" / "search_recall.py"), "--suite", str(suite),
                           "--ranking", "baseline"], capture_output=True, text=True, timeout=120, check=True).stdout
     assert "ranking baseline" in old and "| split dev | 1 |" in old and "| split test | 1 |" in old
