@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ranking", choices=RANKINGS, default=RANKINGS[0], help="the search tool's ranking")
     p.add_argument("--totals", action="store_true", help="aggregate rows only, no split rows (for held-out files)")
     p.add_argument("--misses", action="store_true",
-                   help="also list each task not fully shown, with its queries (never a test-split task)")
+                   help="also list each dev task not fully shown, with its queries (never a test or unsplit task)")
     args = p.parse_args(argv)
     measured, skipped, refusals = measure(args.suite, args.corpus, args.split, args.ranking)
     if not measured:
@@ -125,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nrefusal tasks (the question as query): {len(refusals)}, results shown "
               f"{statistics.mean(len(result_lines(r)) for r in refusals):.1f} on average, "
               f"chars shown {statistics.mean(map(len, refusals)):.0f} on average")
-    if args.misses:  # dev only: test tasks are for figures, never for reading
+    if args.misses:  # dev tasks only: test and held-out tasks are for figures, never for reading
         print()
         for task, probes in measured:
-            for pr in probes[:len(QUERY_KINDS)] if task.split != "test" else ():
+            for pr in probes[:len(QUERY_KINDS)] if task.split == "dev" else ():
                 if not pr.hit:
                     print(f"- {task.id} [{pr.query_kind}] {pr.found}/{pr.facts} shown, {pr.chars} chars: {pr.query}")
     return 0

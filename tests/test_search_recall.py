@@ -78,19 +78,23 @@ def test_bench_runs_on_a_suite_file_with_its_corpus(tmp_path: Path) -> None:
          "split": "test", "evidence": ["The mill has 14 workers"]},
         {"id": "c", "question": "Who owns the mill?", "match": "refusal", "split": "test"},
         {"id": "d", "question": "What is 2 + 2?", "match": "number", "expected": 4, "tools": ["calculator"]},
+        {"id": "e", "question": "Zebras?", "match": "number", "expected": 1811, "split": "dev"},  # nothing found
+        {"id": "f", "question": "Okapis?", "match": "number", "expected": 1811, "split": "test"},
+        {"id": "g", "question": "Giraffes?", "match": "number", "expected": 1811},
     ]
     suite = tmp_path / "mine.jsonl"
     suite.write_text("\n".join(json.dumps({"tools": ["search"], "lang": "en", "category": "lookup"} | t)
                                for t in tasks), encoding="utf-8")
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "search_recall.py"), "--suite", str(suite),
                           "--totals", "--misses"], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert "2 tasks need the corpus; skipped: 1 refusal" in out
-    assert "| all | 2 | 2/2 (100%) | 2/2 (100%) | 2/2 (100%) |" in out
-    assert "| split" not in out and "| lang en | 2 |" in out
+    assert "5 tasks need the corpus; skipped: 1 refusal" in out
+    assert "| all | 5 | 2/5 (40%) | 2/5 (40%) | 2/5 (40%) |" in out
+    assert "| split" not in out and "| lang en | 5 |" in out
     assert "refusal tasks (the question as query): 1, results shown 2.0 on average" in out
+    assert "- e [question] 0/1 shown" in out and "Okapis" not in out and "Giraffes" not in out  # dev misses only
     old = subprocess.run([sys.executable, str(ROOT / "bench" / "search_recall.py"), "--suite", str(suite),
                           "--ranking", "baseline"], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert "ranking baseline" in old and "| split dev | 1 |" in old and "| split test | 1 |" in old
+    assert "ranking baseline" in old and "| split dev | 2 |" in old and "| split test | 2 |" in old and "| split - | 1 |" in old
 
 
 def test_every_probe_question_of_the_bench_has_its_facts_in_the_corpus() -> None:
