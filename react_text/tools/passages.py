@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..lexicon import en, zh
 from ..lexicon.cjk import CJK
