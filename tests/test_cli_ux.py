@@ -101,7 +101,7 @@ def test_models_list_says_where_each_model_comes_from(capsys):
 
 
 def run_args(**kw) -> argparse.Namespace:
-    base = dict(tools=None, corpus=None, functions=[])
+    base = dict(tools=None, corpus=None, functions=[], search_ranking="coverage")
     base.update(kw)
     return argparse.Namespace(**base)
 

@@ -22,6 +22,7 @@ from .options import (
     add_long_run_options,
     add_redaction_options,
     add_retrieval_options,
+    add_search_ranking_option,
     add_template_options,
     redaction,
     tool_cache,
@@ -39,6 +40,7 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     add_functions_option(p)
     p.add_argument("--corpus", default=None, metavar="DIR",
                    help="folder of .txt/.md files the search tool reads instead of the suite's own corpus")
+    add_search_ranking_option(p)
     p.add_argument("--suite", default="all",
                    help="built-in suite name(s) joined by commas, 'all', a JSONL file, or bfcl:CATEGORIES "
                         "(BFCL's simple_python,multiple,parallel,...; needs `pip install --no-deps "
@@ -114,6 +116,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         per_group=args.per_group,
         split=args.split,
         top_k=args.top_k,
+        search_ranking=args.search_ranking,
         parallel_tools=args.parallel,
         tool_cache=None if args.cache is None else str(tool_cache(args).folder),
         context_tokens=args.ctx,

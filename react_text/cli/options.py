@@ -13,6 +13,7 @@ from ..backends.build import build_backend
 from ..checks import CHECKS, DEFAULT_CHECKS, OFF_BY_DEFAULT, CheckName, parse_checks
 from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.cache import ToolCache
+from ..tools.search import RANKINGS
 
 
 def add_template_options(p: argparse.ArgumentParser, *, template: bool = True) -> None:
@@ -85,6 +86,12 @@ def add_retrieval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-retrieval", action="store_true",
                    help="with many tools, show the model only the best matches for the question plus list_tools")
     p.add_argument("--max-shown-tools", type=int, default=8, help="tools shown with --tool-retrieval (default: 8)")
+
+
+def add_search_ranking_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--search-ranking", choices=RANKINGS, default=RANKINGS[0],
+                   help=f"how the search tool ranks passages (default: {RANKINGS[0]}; baseline: plain BM25 over "
+                        "paragraphs, the earlier default)")
 
 
 def add_checks_option(p: argparse.ArgumentParser) -> None:

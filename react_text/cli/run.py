@@ -27,6 +27,7 @@ from .options import (
     add_long_run_options,
     add_redaction_options,
     add_retrieval_options,
+    add_search_ranking_option,
     add_template_options,
     backend_header,
     load_template_with_hint,
@@ -47,6 +48,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                         "Default: calculator and current_time, plus search with --corpus; `--tools` alone: none")
     add_functions_option(p)
     p.add_argument("--corpus", default=None, help="folder of .txt/.md files for the search tool")
+    add_search_ranking_option(p)
     p.add_argument("--max-steps", type=int, default=8, help="model turns before the run stops")
     p.add_argument("--max-turn-tokens", type=int, default=256, help="tokens the model may write per turn")
     p.add_argument("--timeout", type=float, default=180.0, help="wall-clock limit for the run, seconds")
@@ -85,7 +87,7 @@ def _run_tools(args: argparse.Namespace) -> list:
     for name in dict.fromkeys(BUILTIN_ALIASES.get(n, n) for n in names):
         if name == "search" and not args.corpus:
             raise ValueError("--tools search needs --corpus DIR (the folder to search)")
-        tools.append(builtin_tool(name, args.corpus))
+        tools.append(builtin_tool(name, args.corpus, search_ranking=args.search_ranking))
     if getattr(args, "fetch_allow", None):
         tools.append(fetch_tool(args.fetch_allow, allow_private=getattr(args, "fetch_private", False)))
     if getattr(args, "toolbox", False):

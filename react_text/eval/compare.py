@@ -196,7 +196,7 @@ class _CellRunner:
             return self._run_baseline(item, worker, backend, trace, started, queue)
         agent = Agent(
             backend,
-            task_tools(task, self.prepared.corpus, self.prepared.functions),
+            task_tools(task, self.prepared.corpus, self.prepared.functions, search_ranking=self.spec.search_ranking),
             self.prepared.templates[template_name],
             limits=self.limits,
             trace=trace,
@@ -233,9 +233,10 @@ class _CellRunner:
         """A no-agent cell (``baselines``): the task's own tools, its search showing ``top_k`` results."""
         model, name, _, task = item
         tools = [search_files(self.prepared.corpus, max_results=self.spec.top_k,
-                              max_chars=max(2000, 600 * self.spec.top_k))
+                              max_chars=max(2000, 600 * self.spec.top_k), ranking=self.spec.search_ranking)
                  if t.name == SEARCH and self.prepared.corpus is not None else t
-                 for t in task_tools(task, self.prepared.corpus, self.prepared.functions)]
+                 for t in task_tools(task, self.prepared.corpus, self.prepared.functions,
+                                     search_ranking=self.spec.search_ranking)]
         run = run_baseline(name, task.question, task.lang, tools, backend,
                            max_tokens=self.spec.max_turn_tokens, seed=self.spec.seed)
         if self._hand_on(run.status, backend, item, worker, queue):

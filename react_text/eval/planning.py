@@ -16,6 +16,7 @@ from ..backends.pool import parse_servers
 from ..catalog import resolve_model
 from ..prompting.templates import Template, TemplateError, load_template
 from ..tools.builtins import default_tools
+from ..tools.search import RANKINGS
 from ..tools.functions import FunctionsError, load_functions
 from ..tools.spec import Tool
 from .baselines import is_baseline
@@ -80,6 +81,8 @@ class CompareSpec:
     """What the traces mask, as ``Agent(redact=...)``: None the default secrets, False nothing, names more."""
     top_k: int = 3
     """Search results the ``rag`` baselines put in their prompt (``react_text.eval.baselines``)."""
+    search_ranking: str = RANKINGS[0]
+    """How the search tool ranks passages (``react_text.tools.passages.RANKINGS``; ``baseline`` is the old one)."""
 
 
 @dataclass(frozen=True)
@@ -213,10 +216,11 @@ def sample_tasks(tasks: Sequence, *, per_group: int | None) -> tuple:
     return tuple(kept)
 
 
-def task_tools(task: Task, corpus: Path | None, functions: Sequence[Tool] = ()) -> list[Tool]:
+def task_tools(task: Task, corpus: Path | None, functions: Sequence[Tool] = (), *,
+               search_ranking: str = RANKINGS[0]) -> list[Tool]:
     """The tools a task lists (``toolbox`` stands for every tool of ``react_text.eval.toolbox``), then the
     user's ``--functions`` (a same-named one replaces a built-in)."""
-    available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus)}}
+    available = {**SUITE_TOOLS, **{t.name: t for t in default_tools(corpus_dir=corpus, search_ranking=search_ranking)}}
     own = {t.name for t in functions}
     tools: dict[str, Tool] = {}
     for name in task.tools:

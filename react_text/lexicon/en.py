@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "STOPWORDS",
-           "TOOL_NEUTRAL_WORDS"]
+           "SUFFIXES", "TOOL_NEUTRAL_WORDS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -20,6 +20,11 @@ STOPWORDS = frozenset(
     "or our please should so than that the their them then there these they this to us was we were what "
     "when where which who whom whose why will with would you your find search tell about".split())
 """Words of a query that say nothing about its topic (the search tool's, and the base of the others)."""
+
+SUFFIXES: dict[str, int] = {"ing": 3, "ed": 3, "ion": 5, "or": 5, "er": 5, "ly": 4}
+"""Endings the search strips so forms of a word meet ("founded"/"founding", "director"/"directs",
+"population"/"populated", "monthly"/"month"), each with the shortest stem it leaves; the stem of a
+plural is taken first."""
 
 # The lists below each say what a question's words do not tell one reader. They grew apart from
 # ``STOPWORDS`` (two are written in the search tool's stemmed form: "doe", "plu", "minu"); each is kept

@@ -8,21 +8,15 @@ read a question the same way.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import threading
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..lexicon import en, zh
-from ..lexicon.cjk import CJK
-
 from ..protocol.results import format_result
+from .passages import RANKINGS, Passage, make_passage, query_terms, rank, shown_text, split_passages, title_of
 from .spec import Tool, tool
 
-__all__ = ["SEARCH_TOOL", "Passage", "query_terms", "search_files"]
+__all__ = ["RANKINGS", "SEARCH_TOOL", "Passage", "query_terms", "search_files"]
 
 
 SEARCH_TOOL = "search"
@@ -32,75 +26,14 @@ SEARCH_SUFFIXES = (".txt", ".md")
 MAX_FILES = 5000
 MAX_FILE_BYTES = 2_000_000
 MAX_CORPUS_BYTES = 50_000_000
-PASSAGE_CHARS = 600
-SHOWN_CHARS = 500
-
-_CJK_RUN = re.compile(f"[{CJK}]+")
-_WORD = re.compile(r"[^\W_]+")
-
-def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def _latin_terms(folded: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(_CJK_RUN.sub(" ", folded))]
-
-
-def query_terms(query: str) -> list[str]:
-    """Search terms: stemmed words (minus stopwords) and CJK characters/bigrams."""
-    folded = query.casefold()
-    terms = [t for t in _latin_terms(folded) if t not in en.STOPWORDS]
-    for run in _CJK_RUN.findall(folded):
-        grams = [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
-        terms.extend(g for g in grams if g not in zh.STOPWORDS)
-    return list(dict.fromkeys(terms))
-
-
-@dataclass(frozen=True, eq=False)
-class Passage:
-    """A paragraph-sized piece of one file, with what the scorer needs precomputed."""
-
-    path: str
-    text: str
-    folded: str
-    words: Counter
-    length: int
-
-
-def _split_passages(text: str) -> list[str]:
-    """Paragraphs, with headings joined to the paragraph they introduce and long ones cut at sentences."""
-    pieces: list[str] = []
-    pending = ""
-    for block in re.split(r"\n\s*\n", text):
-        block = " ".join(block.split())
-        if not block:
-            continue
-        block = f"{pending} {block}".strip() if pending else block
-        if len(block) < 80 and not block.endswith((".", "!", "?", "。", "！", "？", ":", "：")):
-            pending = block  # a heading or a label: keep it with the paragraph it introduces
-            continue
-        pending = ""
-        while len(block) > PASSAGE_CHARS:
-            cut = max(block.rfind(mark, 0, PASSAGE_CHARS) for mark in (". ", "! ", "? ", "。", "！", "？", "; "))
-            cut = cut + 1 if cut > PASSAGE_CHARS // 3 else PASSAGE_CHARS
-            pieces.append(block[:cut].strip())
-            block = block[cut:].strip()
-        if block:
-            pieces.append(block)
-    if pending:
-        pieces.append(pending)
-    return pieces
 
 
 class _Corpus:
     """The folder's passages, read once on first use (thread-safe: calls may overlap after a timeout)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, ranking: str) -> None:
         self.folder = folder
+        self.ranking = ranking
         self._lock = threading.Lock()
         self._passages: list[Passage] | None = None
         self.files = 0
@@ -132,47 +65,24 @@ class _Corpus:
                 budget -= len(data)
                 self.files += 1
                 relative = path.relative_to(root).as_posix()
-                for piece in _split_passages(data.decode("utf-8", errors="replace")):
-                    folded = piece.casefold()
-                    words = Counter(_latin_terms(folded))
-                    length = sum(words.values()) + len("".join(_CJK_RUN.findall(folded)))
-                    passages.append(Passage(relative, piece, folded, words, max(length, 1)))
+                text = data.decode("utf-8", errors="replace")
+                title = title_of(text)
+                passages.extend(make_passage(relative, piece, title, self.ranking) for piece in split_passages(text))
                 if self.files >= MAX_FILES or budget <= 0:
                     return passages
         return passages
 
 
-def _rank(passages: list[Passage], terms: list[str], limit: int) -> list[tuple[float, Passage]]:
-    """BM25 over the passages: rare terms weigh more, long passages do not win by size alone."""
-    def frequency(term: str, passage: Passage) -> int:
-        if _CJK_RUN.fullmatch(term):
-            return passage.folded.count(term)
-        return passage.words.get(term, 0)
-
-    count = len(passages)
-    average = sum(p.length for p in passages) / count
-    tf = {t: [frequency(t, p) for p in passages] for t in terms}
-    idf = {t: math.log(1 + (count - (df := sum(1 for f in tf[t] if f)) + 0.5) / (df + 0.5)) for t in terms}
-    scored = []
-    for i, passage in enumerate(passages):
-        score = 0.0
-        for term in terms:
-            f = tf[term][i]
-            if f:
-                score += idf[term] * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * passage.length / average))
-        if score > 0:
-            scored.append((score, passage))
-    scored.sort(key=lambda item: -item[0])
-    return scored[:limit]
-
-
 def search_files(folder: str | os.PathLike[str], *, name: str = SEARCH_TOOL, max_results: int = 3,
-                 max_chars: int = 2000) -> Tool:
-    """A ``search`` tool over the .txt/.md files under ``folder`` (read on first call, then cached)."""
+                 max_chars: int = 2000, ranking: str = RANKINGS[0]) -> Tool:
+    """A ``search`` tool over the .txt/.md files under ``folder`` (read on first call, then cached);
+    ``ranking`` is one of ``RANKINGS`` (``react_text.tools.passages``)."""
+    if ranking not in RANKINGS:
+        raise ValueError(f"unknown ranking {ranking!r}; expected one of {', '.join(RANKINGS)}")
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise NotADirectoryError(f"search folder {str(root)!r} does not exist or is not a directory")
-    corpus = _Corpus(root)
+    corpus = _Corpus(root, ranking)
 
     def search(query: str) -> str:
         terms = query_terms(query)
@@ -182,14 +92,11 @@ def search_files(folder: str | os.PathLike[str], *, name: str = SEARCH_TOOL, max
         passages = corpus.passages()
         if not passages:
             return f'No results for "{shown}": the folder has no .txt or .md files.'
-        hits = _rank(passages, terms, max_results)
+        hits = rank(passages, terms, max_results, ranking)
         if not hits:
             return f'No results for "{shown}" in {corpus.files} files. Try other keywords.'
-        lines = []
-        for n, (_, passage) in enumerate(hits, 1):
-            text = passage.text if len(passage.text) <= SHOWN_CHARS else passage.text[:SHOWN_CHARS] + "…"
-            lines.append(format_result(n, passage.path, text))
-        return "\n".join(lines)
+        return "\n".join(format_result(n, passage.path, shown_text(passage, terms, ranking))
+                         for n, passage in enumerate(hits, 1))
 
     return tool(
         name=name,
