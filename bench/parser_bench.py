@@ -2,6 +2,7 @@
 """How fast ``react_text.parse`` is on ordinary turns and on hostile 1 MB inputs.
 
     python bench/parser_bench.py [--cases tests/data/parser_cases.jsonl] [--runs 5]
+    python bench/parser_bench.py --against main [--rounds 5]
 
 (a) ordinary turns per second: every case in the cases file, parsed with its
     tools, in passes of about a second; best pass of ``--runs``.
@@ -17,22 +18,31 @@ there mostly measures waiting for a core, which says nothing about the code
 
 Exits 1 when a target is missed: at least 50,000 turns/s, and every hostile
 input under 0.1 s of CPU per MB (so the work stays linear and cheap).
+
+``--against REV`` measures only (a), for this checkout and for git revision
+REV's ``react_text`` in turns (A, B, A, B ...), each run in its own process,
+and prints every round's ratio and their median. Why: CPU time is not wall
+time, but a job on the other core still slows a core down (shared caches): the
+same code measured 48,000 turns/s one day and 33,000 another. Measured in
+turns, both sides see the same machine, so the ratio says what the change did.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import random
+import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from react_text.protocol.parser import parse  # noqa: E402
 
 MB = 1_000_000
 TURNS_PER_S_TARGET = 50_000
@@ -112,12 +122,22 @@ NATIVE_INPUTS: dict[str, Callable[[], str]] = {
 }
 
 
+def parser_from(tree: Path) -> Callable[..., Any]:
+    """``parse`` of the ``react_text`` under ``tree`` (put first on the import path)."""
+    sys.path.insert(0, str(tree))
+    from react_text.protocol import parser
+
+    if not Path(parser.__file__).resolve().is_relative_to(tree.resolve()):  # an installed copy came first
+        raise SystemExit(f"react_text was imported from {parser.__file__}, not from {tree}")
+    return parser.parse
+
+
 def load_cases(path: Path) -> list[tuple[str, list]]:
     with path.open(encoding="utf-8") as fh:
         return [(c["text"], c["tools"]) for c in map(json.loads, fh) if c]
 
 
-def turns_per_second(cases: list[tuple[str, list]], runs: int) -> tuple[float, float]:
+def turns_per_second(parse: Callable[..., Any], cases: list[tuple[str, list]], runs: int) -> tuple[float, float]:
     """Best (CPU, wall) rates over ``runs`` passes of about a second of CPU each."""
     best_cpu = best_wall = 0.0
     for _ in range(runs):
@@ -135,7 +155,7 @@ def turns_per_second(cases: list[tuple[str, list]], runs: int) -> tuple[float, f
     return best_cpu, best_wall
 
 
-def seconds(text: str, runs: int) -> tuple[float, float, str]:
+def seconds(parse: Callable[..., Any], text: str, runs: int) -> tuple[float, float, str]:
     """Best (CPU, wall) seconds of one parse of ``text``, and what it gave."""
     best_cpu = best_wall = float("inf")
     outcome = ""
@@ -148,15 +168,46 @@ def seconds(text: str, runs: int) -> tuple[float, float, str]:
     return best_cpu, best_wall, outcome
 
 
+def against(rev: str, cases: Path, runs: int, rounds: int) -> None:
+    """Print (a) for this checkout and for ``rev``, measured in turns, and the median of their ratios."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "react_text"], capture_output=True, check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tmp)
+        trees = {"this checkout": ROOT, rev: Path(tmp)}
+        rates: dict[str, list[float]] = {name: [] for name in trees}
+        for k in range(rounds):
+            for name, tree in trees.items():
+                out = subprocess.run([sys.executable, __file__, "--tree", str(tree), "--cases", str(cases),
+                                      "--runs", str(runs), "--rate"], capture_output=True, text=True, check=True)
+                rates[name].append(float(out.stdout))
+            a, b = (rates[name][-1] for name in trees)
+            print(f"round {k + 1}: this checkout {a:,.0f}, {rev} {b:,.0f} turns/s of CPU time; ratio {a / b:.3f}")
+        ours, theirs = rates.values()
+        print(f"median: this checkout {statistics.median(ours):,.0f}, {rev} {statistics.median(theirs):,.0f} "
+              f"turns/s; ratio {statistics.median(a / b for a, b in zip(ours, theirs)):.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=Path, default=ROOT / "tests" / "data" / "parser_cases.jsonl")
     ap.add_argument("--runs", type=int, default=5, help="repetitions; the best one counts (default 5)")
+    ap.add_argument("--against", metavar="REV", help="measure (a) against git revision REV, in turns")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of --against (default 5)")
+    ap.add_argument("--tree", type=Path, default=ROOT, help=argparse.SUPPRESS)  # --against's runs
+    ap.add_argument("--rate", action="store_true", help=argparse.SUPPRESS)  # print (a)'s CPU rate alone
     args = ap.parse_args(argv)
+    if args.against:
+        against(args.against, args.cases, args.runs, args.rounds)
+        return 0
 
+    parse = parser_from(args.tree)
     failed = False
     cases = load_cases(args.cases)
-    cpu_rate, wall_rate = turns_per_second(cases, args.runs)
+    cpu_rate, wall_rate = turns_per_second(parse, cases, args.runs)
+    if args.rate:
+        print(f"{cpu_rate:.1f}")
+        return 0
     ok = cpu_rate >= TURNS_PER_S_TARGET
     failed |= not ok
     print(f"(a) ordinary turns over {len(cases)} cases: {cpu_rate:,.0f} turns/s of CPU time "
@@ -168,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     for table in (ISSUE_INPUTS, ISSUE11_INPUTS, EXTRA_INPUTS, ISSUE26_INPUTS, NATIVE_INPUTS):
         for name, make in table.items():
             text = make()
-            cpu, wall, outcome = seconds(text, args.runs)
+            cpu, wall, outcome = seconds(parse, text, args.runs)
             mb = len(text.encode("utf-8")) / MB
             per_mb = cpu / max(mb, 1e-9)
             ok = per_mb < ADVERSARIAL_TARGET_S
