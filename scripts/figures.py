@@ -2,8 +2,9 @@
 
 A figure in the Markdown is written between markers, ``<!-- fig:KEY -->44/60<!-- /fig -->``
 (the comments do not show on the repository page). ``python scripts/figures.py`` rewrites every
-marked figure from ``results/compare/summary.json``, ``results/baselines/summary.json`` (the test
-split, agent against the no-agent baselines), ``results/checks/summary.json`` (the check ablation),
+marked figure from ``results/compare/summary.json``, the split runs in ``SPLIT_RUNS``
+(``results/baselines/``: the test split, agent against the no-agent baselines; the default checks; the
+``native`` loop; the ``dev`` split), ``results/checks/summary.json`` (the check ablation),
 ``bench/peers.md`` and ``suites/``;
 ``python scripts/figures.py --check`` (and tests/test_docs.py) fails when one is out of date or a
 marker names no figure. After a new compare run is committed, run it without ``--check``.
@@ -19,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"<!-- fig:([\w.+-]+) -->(.*?)<!-- /fig -->", re.S)
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+SPLIT_RUNS = {"baselines": "baselines", "defaults": "checks/defaults", "native": "native-loop", "dev": "dev"}
+"""Committed runs on one split, by the prefix their figures take (``defaults.qwen2.5-coder-0.5b.classic.solved``)."""
 
 
 def _pct(x: float) -> str:
@@ -96,8 +99,10 @@ def ablation_figures(summary: dict) -> dict[str, str]:
 def figures(root: Path = ROOT) -> dict[str, str]:
     summary = json.loads((root / "results" / "compare" / "summary.json").read_text(encoding="utf-8"))
     out = compare_figures(summary)
-    baselines = json.loads((root / "results" / "baselines" / "summary.json").read_text(encoding="utf-8"))
-    out.update(payoff_figures(baselines, "baselines"))
+    for prefix, folder in SPLIT_RUNS.items():
+        summary_file = root / "results" / folder / "summary.json"
+        if summary_file.exists():
+            out.update(payoff_figures(json.loads(summary_file.read_text(encoding="utf-8")), prefix))
     out.update(ablation_figures(json.loads((root / "results" / "checks" / "summary.json").read_text(encoding="utf-8"))))
     out.update(peer_figures((root / "bench" / "peers.md").read_text(encoding="utf-8")))
     out.update(suite_figures(root / "suites"))
