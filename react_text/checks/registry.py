@@ -25,7 +25,7 @@ CheckName = Literal[
     "continuation", "arithmetic", "tool_choice", "ungrounded", "no_fit",
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "off_quote", "echo", "rounding",
-    "after_failure", "copied_example", "second_look", "facts", "evidence",
+    "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -65,6 +65,8 @@ CHECKS: tuple[Check, ...] = (
     Check("second_look", ("answer",), "before a refusal stands, one search with the question's own words"),
     Check("facts", ("result",), "the facts a combining question computes with open the next thought"),
     Check("evidence", ("result",), "the result sentence that answers the question opens the next thought"),
+    Check("more_calls", ("call",), "after a constrained turn's calls, the function-calling shim asks for the "
+                                   "request's next call or its end, one step at a time (parallel tool calls)"),
 )
 """Every check, in the order they are tried within a stage."""
 
