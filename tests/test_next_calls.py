@@ -24,6 +24,7 @@ def test_each_next_call_is_asked_for_until_the_model_ends_and_the_calls_keep_the
     backend = ScriptedBackend([WEATHER_TURN, OSLO, " And the money." + MONEY, END], supports_grammar=True)
     out = tool_calls(_user("Weather in Paris and Oslo, and 20 EUR in USD?"), TOOLS, backend=backend)
     assert _cities(out) == ["Paris", "Oslo", "convert_currency"] and out["finish_reason"] == "tool_calls"
+    assert out["more_calls"] == 2  # the trace tells the turn's own calls from those asked for after it
     first, *steps = backend.calls
     note = message("en", "more_calls")
     assert steps[0].prompt == first.prompt + WEATHER_TURN + f"\nObservation: {note}\nThought:"
@@ -39,7 +40,8 @@ def test_each_next_call_is_asked_for_until_the_model_ends_and_the_calls_keep_the
 
 def test_a_request_for_one_thing_stays_one_call_when_the_model_ends() -> None:
     backend = ScriptedBackend([WEATHER_TURN, END], supports_grammar=True)
-    assert _cities(tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)) == ["Paris"]
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend)
+    assert _cities(out) == ["Paris"] and "more_calls" not in out
 
 
 def test_a_call_written_again_or_an_unusable_step_ends_the_turn_with_the_calls_before_it() -> None:

@@ -138,8 +138,9 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
-    return result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
-                     messages, parallel_tool_calls, max_retries)
+    result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
+                       messages, parallel_tool_calls, max_retries)
+    return replace(result, more_calls=attempts.more_calls)
 
 
 # --- one turn, with its retries -----------------------------------------------------
@@ -256,6 +257,7 @@ class _Attempts:
         self.nudged: set[str] = set()
         self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
         self.accepted = ""  # the text of the turn whose verdict stands, as the prompt goes on after it
+        self.more_calls = 0  # calls the steps after that turn added (``next_calls``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
         # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
@@ -288,6 +290,7 @@ class _Attempts:
         calls = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
                           template=r.template, tools=r.by_name, choice=r.choice, example=r.example,
                           lang=r.situation.lang)
+        self.more_calls = len(calls) - len(verdict.calls)
         return replace(verdict, calls=calls)
 
     def _attempt(self) -> tuple[Verdict, str | None, bool]:
