@@ -10,7 +10,8 @@ Which are on by default is measured, not assumed (``results/checks/``, docs/chec
 by default when switching it off lost no task on the shipped suites' test split nor on a held-out set
 written apart from the engine (Qwen2.5-Coder-0.5B, ``compare --ablate``). The four that also act in
 the function-calling shim (tool_choice, ungrounded, no_fit, no_observation) stay on until the shim's own
-ablation says otherwise.
+ablation says otherwise. ``more_calls`` acts in the shim alone and is on: on BFCL's non-live items it gained
+4 of 100 and lost none (``results/bfcl/parallel/``; on the held-out live ones it lost 1 of 40).
 """
 
 from __future__ import annotations
