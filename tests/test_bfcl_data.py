@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from react_text.eval.bfcl.checker import Call, check
-from react_text.eval.bfcl.data import (CATEGORIES, DATA_ENV, INSTALL, BfclDataMissing, data_dir, held_out,
+from react_text.eval.bfcl.data import (CATEGORIES, DATA_ENV, INSTALL, BfclDataMissing, data_dir, held_out, item_range,
                                        load_items, parse_categories)
 from react_text.eval.bfcl.decode import openai_tools, python_calls, shim_calls
 from react_text.fc.request import read_tools
@@ -97,3 +97,16 @@ def test_the_shims_tool_calls_become_calls():
         {"id": "call_2", "type": "function", "function": {"name": "g", "arguments": "not json"}}]}
     assert shim_calls(message) == (Call("f", {"a": 1}), Call("g", {}))
     assert shim_calls({"role": "assistant", "content": "hi"}) == ()
+
+
+def test_a_category_may_keep_a_range_of_its_items():
+    assert parse_categories("parallel@1-3, simple_python") == ("parallel@1-3", "simple_python")
+    assert [i.id for i in load_items(["parallel@1-3"], SAMPLE)] == ["parallel_1", "parallel_2"]
+    whole = [i.id for i in load_items(["simple_python"], SAMPLE)]
+    assert [i.id for i in load_items(["parallel@0-1", "simple_python@3-9"], SAMPLE)] == ["parallel_0", *whole[3:]]
+    assert item_range("parallel") == ("parallel", 0, None)
+    for bad in ("parallel@3-1", "parallel@x", "parallel@2-2"):
+        with pytest.raises(ValueError, match="category@START-END"):
+            parse_categories(bad)
+    with pytest.raises(ValueError, match="unknown BFCL category simple_java@0-2"):
+        parse_categories("simple_java@0-2")

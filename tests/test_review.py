@@ -16,7 +16,7 @@ from react_text.checks.review import _CHECKS, ONE_TURN, review
 from react_text.types import FormatError, Step
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTED = {"continuation", "second_look", "facts", "evidence"}
+HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")

@@ -38,6 +38,8 @@ class ShimResult:
     completion_tokens: int = 0
     template: Mapping[str, str] | None = None
     """The protocol that wrote the turn and why it was chosen (``template="auto"``), when one was chosen."""
+    more_calls: int = 0
+    """How many of ``calls`` the steps after the turn added (``next_calls``): a trace tells them apart."""
 
     @property
     def finish_reason(self) -> str:
@@ -57,6 +59,8 @@ class ShimResult:
                "message": self.to_message(), "finish_reason": self.finish_reason}
         if self.template is not None:
             out["template"] = dict(self.template)
+        if self.more_calls:
+            out["more_calls"] = self.more_calls
         return out
 
 

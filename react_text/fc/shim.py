@@ -37,6 +37,7 @@ from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.reading import Reading, Situation
+from ..lexicon.messages import message
 from ..checks.review import ONE_TURN, review
 from ..protocol.parser import parse
 from ..types import Step
@@ -47,7 +48,9 @@ from .native import NATIVE, native_turn
 from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .verdict import PARALLEL_CALLS, Verdict, call_grammar, example_call, final_label, judge, turn_grammar
+from .next_calls import Asking, next_calls
+from .verdict import (PARALLEL_CALLS, Verdict, call_grammar, example_call, final_label, judge, next_call_grammar,
+                      turn_grammar)
 
 __all__ = ["tool_calls"]
 
@@ -135,8 +138,9 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
-    return result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
-                     messages, parallel_tool_calls, max_retries)
+    result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
+                       messages, parallel_tool_calls, max_retries)
+    return replace(result, more_calls=attempts.more_calls)
 
 
 # --- one turn, with its retries -----------------------------------------------------
@@ -153,6 +157,7 @@ class _Request:
     grammar: str | None
     strict: str | None  # a retry follows a turn that was no decline: under a grammar, only what is offered
     fitting: str | None  # the retry after a tool-choice correction: a call of the tool that plainly fits
+    asking: Asking | None  # how the calls after a turn's calls are asked for (``next_calls``); None: not asked
     example: str
     prose: str
     copied: frozenset[str]
@@ -180,10 +185,21 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         fitting=None if pick is None else call_grammar(tpl, [by_name[pick[0]]], backend, calls),
+        asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         situation=situation, checks=checks,
         turns_before=len(conversation.turns),
     )
+
+
+def _asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: Backend, grammar: str | None,
+            checks: frozenset[CheckName], calls: int, lang: str) -> Asking | None:
+    """The ``more_calls`` check: after a constrained turn's calls, when the turn may hold several, ask for the
+    next one (``next_calls``); without a grammar the model's step could wander, so it is not asked."""
+    if "more_calls" not in checks or calls <= 1 or grammar is None or choice.mode == "none":
+        return None
+    step = next_call_grammar(template, offered, choice, backend)
+    return None if step is None else Asking(note=message(lang, "more_calls"), grammar=step, limit=calls)
 
 
 def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:
@@ -240,6 +256,8 @@ class _Attempts:
         self.errors: list[str] = []
         self.nudged: set[str] = set()
         self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
+        self.accepted = ""  # the text of the turn whose verdict stands, as the prompt goes on after it
+        self.more_calls = 0  # calls the steps after that turn added (``next_calls``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
         # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
@@ -258,7 +276,22 @@ class _Attempts:
             verdict, thought, done = self._attempt()
             if done:
                 break
-        return verdict, thought
+        return self._more(verdict), thought
+
+    def _more(self, verdict: Verdict) -> Verdict:
+        """The verdict's calls and those the request asks for after them (``next_calls``), when asked."""
+        r = self.request
+        if r.asking is None or not verdict.calls:
+            return verdict
+
+        def complete(prompt: str, grammar: str | None) -> str:
+            return self._complete(prompt, grammar, None)
+
+        calls = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
+                          template=r.template, tools=r.by_name, choice=r.choice, example=r.example,
+                          lang=r.situation.lang)
+        self.more_calls = len(calls) - len(verdict.calls)
+        return replace(verdict, calls=calls)
 
     def _attempt(self) -> tuple[Verdict, str | None, bool]:
         """One try: (verdict, thought, done). When not done, the problem is in the prompt now."""
@@ -285,6 +318,7 @@ class _Attempts:
             if elsewhere is None:
                 return verdict, step.thought, True  # no better answer came: the prose itself stands
         elif verdict.problem is None:
+            self.accepted = kept
             return verdict, step.thought, True
         self.errors.append(verdict.code or "format")
         self.prompt += kept + r.template.observation(verdict.problem, self.n)

@@ -20,7 +20,8 @@ from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
-__all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar"]
+__all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar",
+           "next_call_grammar"]
 
 PARALLEL_CALLS = 8
 """How many calls one constrained turn may hold when ``parallel_tool_calls`` is on: a request that asks
@@ -132,3 +133,10 @@ def call_grammar(template: Any, tools: Sequence[Any], backend: Backend, calls: i
                              thought_begun=True, calls=calls)
     except GrammarError:
         return None
+
+
+def next_call_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend) -> str | None:
+    """GBNF for a step after a turn's calls (``next_calls``): one call of a tool ``tool_choice`` allows, or the
+    end (a final answer, or the thought alone), whatever ``tool_choice`` forced: the turn has its call."""
+    offered = [t for t in tools if choice.mode != "named" or t.name == choice.name]
+    return turn_grammar(template, offered, ToolChoice("auto"), backend, True, unoffered=False)

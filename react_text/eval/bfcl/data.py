@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -22,7 +23,8 @@ DATA_ENV = "REACT_TEXT_BFCL_DATA"
 """A folder with BFCL's files to read instead of the installed package's (the tests' sample)."""
 
 PREFIX = "bfcl:"
-"""How a compare names BFCL: ``--suite bfcl:simple_python,multiple`` (``bfcl:all`` for every category)."""
+"""How a compare names BFCL: ``--suite bfcl:simple_python,multiple`` (``bfcl:all`` for every category);
+a category may name a range of its items, ``parallel@20-40`` (items 20 to 39, in file order)."""
 
 CATEGORIES: tuple[str, ...] = (
     "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
@@ -80,28 +82,43 @@ def data_dir() -> Path:
 
 
 def parse_categories(spec: str) -> tuple[str, ...]:
-    """``simple_python,multiple`` (or ``all``) -> the categories, each checked against ``CATEGORIES``."""
+    """``simple_python,multiple@20-40`` (or ``all``) -> the categories, each checked against ``CATEGORIES``
+    (and its range, if it names one, read by ``item_range``)."""
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if names == ["all"]:
         return CATEGORIES
-    unknown = [n for n in names if n not in CATEGORIES]
+    unknown = [n for n in names if item_range(n)[0] not in CATEGORIES]
     if unknown or not names:
         raise ValueError(f"unknown BFCL categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown) or '(none)'}; "
                          f"known: {', '.join(CATEGORIES)}, or all")
     return tuple(dict.fromkeys(names))
 
 
+def item_range(entry: str) -> tuple[str, int, int | None]:
+    """``parallel@20-40`` -> ("parallel", 20, 40): a category and the items it keeps, start included, end not
+    (``parallel`` alone keeps all). Why: tuning reads items apart from those a report is made on."""
+    name, at, span = entry.partition("@")
+    if not at:
+        return name, 0, None
+    found = re.fullmatch(r"(\d+)-(\d+)", span.strip())
+    if found is None or int(found[1]) >= int(found[2]):
+        raise ValueError(f"BFCL range {entry!r}: write category@START-END with START < END, e.g. parallel@20-40")
+    return name.strip(), int(found[1]), int(found[2])
+
+
 def load_items(categories: Sequence[str], root: Path | None = None) -> tuple[BfclItem, ...]:
-    """Every item of ``categories``, in BFCL's file order, answers aligned by position as BFCL aligns them."""
+    """Every item of ``categories`` (or of its range, ``parallel@20-40``), in BFCL's file order, answers aligned
+    by position as BFCL aligns them."""
     folder = root if root is not None else data_dir()
     items: list[BfclItem] = []
-    for category in categories:
+    for ranged in categories:
+        category, start, stop = item_range(ranged)
         questions = _read_lines(folder / f"BFCL_v4_{category}.json")
         answers = ([] if category in NO_CALL | ANY_CALL
                    else _read_lines(folder / "possible_answer" / f"BFCL_v4_{category}.json"))
         if answers and len(answers) < len(questions):
             raise BfclDataMissing(f"{category}: {len(questions)} questions but {len(answers)} possible answers")
-        for i, entry in enumerate(questions):
+        for i, entry in list(enumerate(questions))[start:stop]:
             items.append(_item(category, entry, answers[i] if answers else None))
     return tuple(items)
 
