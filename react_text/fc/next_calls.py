@@ -1,8 +1,8 @@
 """After a turn's calls, the request's next call or its end, asked for one step at a time (parallel calls).
 
 Why: under the grammar a turn may hold up to ``PARALLEL_CALLS`` calls, but a small model taught one
-action per ReAct turn stops after its first call all the same ("the weather in Tokyo and Paris" gets
-Tokyo alone). Shown that call noted, and asked whether the request wants another, it writes the next
+action per ReAct turn stops after its first call all the same ("the weather in Oslo and Paris" gets
+Oslo alone). Shown that call noted, and asked whether the request wants another, it writes the next
 one or ends under its final-answer label. Each step is the model's own decision, so a request that
 asks for one thing stays one call; a turn that declines (no call) never gets here. Calls keep the
 order they were written in; a call written again, an unusable step or an answer ends the turn.
