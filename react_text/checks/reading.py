@@ -26,6 +26,9 @@ class Nudge:
     message: str
     lead: str = ""
     """Words the next thought starts with, when the correction has them."""
+    hold: str = ""
+    """The tool the correction tells the model to call: the host holds the next turn to a call of it
+    (``checks.hold``); empty when the correction names none or ``held_call`` is off."""
 
 
 @dataclass(frozen=True)

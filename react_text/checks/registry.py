@@ -22,7 +22,7 @@ __all__ = ["ALL_CHECKS", "CHECKS", "DEFAULT_CHECKS", "NO_CHECKS", "OFF_BY_DEFAUL
            "parse_checks"]
 
 CheckName = Literal[
-    "continuation", "arithmetic", "tool_choice", "ungrounded", "no_fit",
+    "continuation", "arithmetic", "tool_choice", "held_call", "ungrounded", "no_fit",
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence",
@@ -45,6 +45,8 @@ CHECKS: tuple[Check, ...] = (
     Check("continuation", ("turn",), "a turn that stops after a bare thought is asked once to go on after a line break"),
     Check("arithmetic", ("call", "answer"), "a sum worked out wrong in words gets the calculator's result"),
     Check("tool_choice", ("call",), "a first call passing over the tool the question's words clearly name"),
+    Check("held_call", ("call",), "after a correction that names the tool to call, the next turn is held by a "
+                                  "grammar to a call of it (backends that take grammars)"),
     Check("ungrounded", ("call",), "a call whose values appear in neither the question nor any result"),
     Check("no_fit", ("turn", "call"), "a call when no offered tool fits the question, or one reaching for an "
                                       "unoffered tool"),
