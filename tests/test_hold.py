@@ -112,3 +112,14 @@ def test_the_shim_may_still_decline_under_the_hold_and_held_call_switches_it_off
     free = ScriptedBackend([INVENTED, LOOKUP], supports_grammar=True)
     tool_calls(messages, tools, backend=free, checks="-held_call")
     assert grammar_matches(free.calls[1].grammar, INVENTED)  # only what is offered, any of it
+
+
+def test_the_readme_run_as_the_model_wrote_it_ends_on_the_calculation():
+    """What Qwen2.5-coder-0.5B wrote once held to lookup_price: the price of one apple as the answer. The 12
+    went into nothing, so ``unused_number`` asks for the calculation, its lead naming the calculator."""
+    one = " The calculator gives 0.4 euros.\n" + format_final("classic", "0.4")
+    product = "\n" + format_action("classic", "calculator", {"expression": "12 * 0.4"})
+    result, backend = _run([INVENTED, LOOKUP, one, product, ANSWER])
+    assert _kinds(result) == ["guard:tool_choice", "RunTool", "guard:unused_number", "RunTool", "Finish"]
+    assert backend.calls[3].prompt.endswith("The question also gives 12, so I work it out with the calculator.")
+    assert backend.calls[3].grammar is None and result.answer == "4.8 euros"

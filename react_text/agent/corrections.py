@@ -62,6 +62,7 @@ def situation(state: RunState) -> Situation:
         pick=None if state.seen else state.pick,
         unfit=state.unfit and not state.seen,
         calls_made=tuple((seen.tool, seen.code) for seen in state.seen),
+        call_arguments=tuple(seen.fingerprint.partition(":")[2] for seen in state.seen),
         exempt_tools=frozenset({LIST_TOOLS}),
     )
 

@@ -76,6 +76,8 @@ class Situation:
     """The tool the question's words clearly name and its description, while the first move is still to come."""
     unfit: bool = False
     """The question meets none of the tools, and a first call is still to be questioned (``declines.unfit_nudge``)."""
+    call_arguments: tuple[str, ...] = ()
+    """What every call run so far passed, as text (``unused_number``); the shim, which sees one turn, has none."""
     calls_made: tuple[tuple[str, str], ...] = ()
     """(tool, observation code) of every call run so far, oldest first (``after_failure``)."""
     exempt_tools: frozenset[str] = frozenset()

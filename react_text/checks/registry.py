@@ -24,7 +24,7 @@ __all__ = ["ALL_CHECKS", "CHECKS", "DEFAULT_CHECKS", "NO_CHECKS", "OFF_BY_DEFAUL
 CheckName = Literal[
     "continuation", "arithmetic", "tool_choice", "held_call", "ungrounded", "no_fit",
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
-    "no_observation", "in_question", "off_quote", "echo", "rounding",
+    "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
@@ -59,6 +59,8 @@ CHECKS: tuple[Check, ...] = (
     Check("not_a_number", ("answer",), "a number asked for, an answer with none"),
     Check("no_observation", ("answer",), "an answer before any tool ran, when tools are offered"),
     Check("in_question", ("answer",), "a refusal when the question itself holds the numbers or the quote"),
+    Check("unused_number", ("answer",), "an answer that is a result as it came, while a number the question gives "
+                                        "went into no call, no result and not the answer"),
     Check("off_quote", ("answer",), "an answer from a search when the question quotes the text to answer from"),
     Check("echo", ("answer",), "an answer that only repeats a name the question gives"),
     Check("rounding", ("answer",), "an answer with more decimals than the question asks, given back rounded"),

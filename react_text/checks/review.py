@@ -30,9 +30,10 @@ from .registry import CheckName, Stage, in_order
 
 __all__ = ["ONE_TURN", "check_answer", "review"]
 
-ONE_TURN: frozenset[CheckName] = frozenset({"arithmetic", "after_failure", "copied_example"})
+ONE_TURN: frozenset[CheckName] = frozenset({"arithmetic", "after_failure", "copied_example", "unused_number"})
 """Checks the shim leaves out: it sees one turn, so a refusal after a failure and a copy after the
-correction cannot arise, and it has never checked a sum worked out in words."""
+correction cannot arise, it has never checked a sum worked out in words, and it does not read what the
+client's earlier calls passed (``unused_number``)."""
 
 
 def review(reading: Reading, situation: Situation) -> Nudge | None:
