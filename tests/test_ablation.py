@@ -57,6 +57,8 @@ def test_fired_checks_reads_every_kind_of_intervention() -> None:
     look = {"event": "decision", "decision": {"kind": "retry", "check": "second_look"}}
     assert fired_checks([look]) == {"second_look", "facts", "evidence"}  # its correction opens with a lead
     assert fired_checks([{"event": "decision", "decision": {"kind": "run_tool"}}]) == frozenset()
+    held = {"event": "decision", "decision": {"kind": "retry", "check": "tool_choice", "hold": "convert"}}
+    assert fired_checks([held]) == {"tool_choice", "held_call"}
 
 
 # --- why copying is sound: a check that did not fire changes nothing ----------------------------------

@@ -18,7 +18,7 @@ from react_text.backends.scripted import ScriptedBackend
 from react_text.cli.console import Console
 from react_text.prompting.templates import load_template
 from react_text.protocol.dialects import format_action, format_final
-from react_text.checks.grounding import check_call, grounding_nudge, ungrounded_values
+from react_text.checks.grounding import check_call, grounding_nudge, idle_operands, ungrounded_values
 from react_text.tools.spec import tool
 
 AUSTEN = "Who wrote Pride and Prejudice?"
@@ -45,6 +45,31 @@ def test_a_string_of_the_models_own_words_is_no_copy():
 
 def test_numbers_inside_a_string_compare_as_numbers():
     assert ungrounded_values({"expression": "56789 × 4321"}, None, ["计算 56,789 × 4,321 的结果。"], ["56789"]) == ()
+
+
+APPLES = "How much do 12 apples cost, in euros?"
+
+
+@pytest.mark.parametrize("expression", ["12 apples * 1 euro", "1 euro * 12", "12*1", "12 / 1", "12 ^ 1",
+                                        "12 * 1.0", "12 + 0", "0 + 12", "12 - 0", "(1 * 12)"])
+def test_an_operand_that_changes_nothing_and_comes_from_nowhere_is_reported(expression):
+    """Issue 28: "12 apples * 1 euro" multiplies by a price the model does not have; the 12 being in the
+    question does not ground the 1."""
+    (missing,) = ungrounded_values({"expression": expression}, None, [APPLES])
+    assert missing in ("1", "1.0", "0")
+    assert idle_operands(expression) == (missing,)
+
+
+@pytest.mark.parametrize("expression", ["12 * 0.40", "days + 1", "12 - 1", "1 / 4", "12 / 2", "12 * 100", "2 ** 10",
+                                        "x * -1", "0 - 12", "(1 + 0.05) * 12", "2024-01-01", "1,000 * 12", "1e3 * 12"])
+def test_an_operand_that_changes_the_result_is_the_models_own_reasoning(expression):
+    assert idle_operands(expression) == ()
+    assert ungrounded_values({"expression": expression}, None, [APPLES, "0.40"]) == ()
+
+
+def test_an_idle_operand_the_conversation_holds_is_grounded():
+    assert ungrounded_values({"expression": "12 * 1"}, None, ["Each of 12 boxes holds 1 kg. How many kg?"]) == ()
+    assert ungrounded_values({"expression": "12 * 1"}, None, [APPLES, "1"]) == ()  # a result gave it
 
 
 def test_each_value_is_reported_once_as_written():

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
 from react_text.lexicon.answers import is_refusal
-from react_text.checks.answers import copied_example_value, other_year
+from react_text.checks.answers import copied_example_value, other_year, unused_numbers
 from react_text.checks import ALL_CHECKS
 from react_text.checks.reading import Situation as AnswerContext
 from react_text.checks.review import check_answer
@@ -275,3 +276,41 @@ def test_an_answer_with_more_decimals_than_asked_is_given_back_rounded(question:
 ])
 def test_an_answer_rounded_as_asked_or_not_asked_to_round_passes(question: str, answer: str) -> None:
     assert check_answer(answer, AnswerContext(question=question, real_observations=1, observations=("x",))) is None
+
+
+@pytest.mark.parametrize("question,answer,observations,calls,unused", [
+    # issue 28: the price of one apple, for twelve
+    ("How much do 12 apples cost, in euros?", "0.4", ("0.4",), ('{"item": "apple"}',), ("12",)),
+    ("How much do 12 apples cost, in euros?", "0.40 euros", ("0.4",), ('"apple"',), ("12",)),
+    # used: in a call, in the answer, or the result already holds it
+    ("How much do 12 apples cost, in euros?", "4.8", ("0.4", "4.8 (= 12 * 0.4)"), ('"apple"', '"12 * 0.4"'), ()),
+    ("How many legs do 3 spiders have?", "24", ("8",), ('"spider legs"',), ()),
+    ("How many people lived in the 3rd largest city?", "700000", ("The 3rd largest city has 700000 people.",),
+     ('"third largest city"',), ()),
+    # not asked to be used: a year, a 1; and an answer that is no result as it came
+    ("How many people lived in Oslo in 2020?", "700000", ("700000",), ('"Oslo population"',), ()),
+    ("How much does 1 apple cost?", "0.4", ("0.4",), ('"apple"',), ()),
+    ("What is 6*7? My pin is 4321.", "42", ("42",), ('"6*7"',), ()),  # it computed with the question's numbers
+    ("How much do 12 apples and 3 pears cost?", "0.55", ("0.4", "0.55"), ('"apple"', '"pear"'), ("12", "3")),
+    ("How many legs do 3 spiders have?", "I cannot find it.", ("8",), ('"spider"',), ()),
+    ("How many legs do 3 spiders have?", "16", ("8",), ('"spider"',), ()),
+])
+def test_unused_numbers_are_the_questions_numbers_a_copied_result_left_out(question, answer, observations, calls,
+                                                                           unused) -> None:
+    assert unused_numbers(answer, question, observations, calls) == unused
+
+
+def test_a_result_given_as_it_came_with_a_question_number_unused_gets_one_nudge_with_the_calculation_lead() -> None:
+    situation = AnswerContext(question="How much do 12 apples cost, in euros?", observations=("0.4",),
+                              real_observations=1, call_arguments=('{"item": "apple"}',),
+                              tool_names=("lookup_price", "calculator"))
+    found = check_answer("0.4", situation)
+    assert found is not None and found.code == "unused_number" and "12" in found.message
+    assert found.lead == " The question also gives 12, so I work it out with the calculator."
+    assert check_answer("0.4", replace(situation, tool_names=("lookup_price",))).lead == ""
+    assert check_answer("0.4", replace(situation, nudged=frozenset({"unused_number"}))) is None  # once
+    assert check_answer("0.4", replace(situation, call_arguments=())) is None  # what the calls passed is unknown
+    assert check_answer("0.4", replace(situation, checks=situation.checks - {"unused_number"})) is None
+    secret = replace(situation, question="My pin: 4321. How much is my balance?", observations=("500",),
+                     secret_fields=situation.secret_fields | {"pin"})  # as ``redact="pin"`` asks
+    assert check_answer("500", secret) is None  # a secret's number is never asked for, nor quoted back

@@ -35,8 +35,9 @@ def test_readme_parser_example_holds():
 
 
 @pytest.mark.model
-@pytest.mark.xfail(strict=True, reason="known wrong (issue 28): the model calls calculator('12 apples * 1 euro') with "
-                   "an invented price and no check catches the ungrounded 1; strict, so a fix turns this red")
+@pytest.mark.xfail(strict=True, reason="known wrong (issue 28): held to lookup_price after the tool-choice correction, "
+                   "the model gets 0.4 and answers it; asked to use the 12 (unused_number) it calls "
+                   "calculator('0.4 euros') twice and the run stops (no_progress); strict, so a fix turns this red")
 def test_the_readme_python_example_answers_right_on_the_default_model(capsys):
     """README's flagship snippet, run as written on the real default model: it must answer 12 x 0.40 = 4.80
     after looking the price up, not answer from nowhere (issue 28)."""

@@ -16,7 +16,7 @@ from react_text.checks.review import _CHECKS, ONE_TURN, review
 from react_text.types import FormatError, Step
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls"}
+HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "held_call"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")
@@ -36,7 +36,8 @@ def test_the_hosts_call_no_check_but_review() -> None:
     """``agent`` and ``fc`` import from ``checks`` only the review, its data and the registry (and the shim
     ``reaches_elsewhere``, which reads a decline, not a correction): no second orchestrator."""
     allowed = {"review", "Reading", "Situation", "ONE_TURN", "reaches_elsewhere", "CheckName", "CheckSpec",
-               "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS"}
+               "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS",
+               "held_grammar"}
     used = set()
     for package in ("agent", "fc"):
         for path in (ROOT / "react_text" / package).rglob("*.py"):

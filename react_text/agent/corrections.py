@@ -37,7 +37,7 @@ def correction(state: RunState, step: Step, action: Action | None = None) -> Ret
     if nudge.code == "copied_example":
         return Stop("copied_example", nudge.message)
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
-    return Retry(nudge.message, reason, lead=nudge.lead, check=nudge.code)
+    return Retry(nudge.message, reason, lead=nudge.lead, check=nudge.code, hold=nudge.hold)
 
 
 def situation(state: RunState) -> Situation:
@@ -62,6 +62,7 @@ def situation(state: RunState) -> Situation:
         pick=None if state.seen else state.pick,
         unfit=state.unfit and not state.seen,
         calls_made=tuple((seen.tool, seen.code) for seen in state.seen),
+        call_arguments=tuple(seen.fingerprint.partition(":")[2] for seen in state.seen),
         exempt_tools=frozenset({LIST_TOOLS}),
     )
 

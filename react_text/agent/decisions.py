@@ -45,6 +45,8 @@ class Retry:
     from then on it counts as seen, as the model's own calls do."""
     check: CheckName | None = None
     """The check that made this correction (``checks.registry``), None for a format error or a repeat."""
+    hold: str = ""
+    """The tool the next turn is held to call, under a grammar when the backend takes one (``checks.hold``)."""
     kind: str = field(default="retry", init=False)
 
 

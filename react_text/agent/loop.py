@@ -32,7 +32,7 @@ from ..tools.cache import ToolCache
 from ..trace import TraceWriter, fresh_trace_path
 from ..types import Action, Observation, Step
 from .calls import run_calls, shown_text
-from .constrain import grammar_tokens, turn_grammar
+from .constrain import grammar_tokens, held_turn, turn_grammar
 from .decisions import Decision, Finish, PlannedCall, Retry, RunTool, RunTools, Stop
 from .events import Events, run_header
 from .names import backend_named, template_named, tools_by_name
@@ -193,10 +193,8 @@ class Agent:
         """(status, reason, answer): a failure of the model, backend or template, or Ctrl-C, is a status."""
         try:
             run.events.emit("run_start", **self._run_start(question))
-            if history is None:
-                prompt, wrap_info = self._first_prompt(question)
-            else:
-                prompt, wrap_info = self._follow_up(history, question)
+            opened = self._first_prompt(question) if history is None else self._follow_up(history, question)
+            prompt, wrap_info = opened
             return self._turns(prompt, wrap_info, run)
         except KeyboardInterrupt:
             return "interrupted", f"interrupted by the user after {len(run.records)} steps", ""
@@ -213,7 +211,7 @@ class Agent:
         """Model turns until an answer or a stop: (status, reason, answer)."""
         head, entries, window = prompt, [], self._window()
         previous: str | None = None
-        lead = ""
+        lead, held = "", None
         while True:
             stop = check_limits(run.state, self._clock() - run.started)
             if stop is None and window is not None:
@@ -223,7 +221,7 @@ class Agent:
             if stop is not None:
                 return stop.status, stop.reason, ""
             n = run.state.steps + 1
-            turn = self._model_turn(prompt, previous, n, run.state, run.events, wrap_info, lead)
+            turn = self._model_turn(prompt, previous, n, run.state, run.events, wrap_info, lead, held)
             decision = decide_turn(run.state, turn.step)
             if isinstance(decision, Finish):
                 decision = self._second_look(run, decision, n)
@@ -243,6 +241,7 @@ class Agent:
             prompt = prompt + turn.kept + self.template.observation(record.observation_text, n)
             entries.append(Entry(n, turn.kept, record.observation_text or ""))
             lead = decision.lead if isinstance(decision, Retry) else self._evidence(run, decision, record)
+            held = held_turn(decision, [self.tools[name] for name in run.state.tool_names], self.template, self.backend)
 
     def _evidence(self, run: _Progress, decision: Decision, record: StepRecord) -> str:
         """The quote that opens the next thought (``prompting.facts.named_lead``, named in the trace); empty without one."""
@@ -361,8 +360,8 @@ class Agent:
         return follow_up(self.template, list(self.tools.values()), self.examples, history, question)
 
     def _model_turn(self, prompt: str, previous: str | None, n: int, state: RunState, events: Events,
-                    wrap_info: dict[str, Any], lead: str = "") -> Turn:
-        """Turn ``n``: the model continues ``prompt`` after ``lead``, text we wrote to open its thought."""
+                    wrap_info: dict[str, Any], lead: str = "", held: str | None = None) -> Turn:
+        """Turn ``n``: the model continues ``prompt`` after ``lead`` (words we wrote), under ``held`` if set."""
         prompt += lead
         if previous is None:
             events.emit("prompt", n=n, chars=len(prompt), text=prompt, **wrap_info)
@@ -372,8 +371,9 @@ class Agent:
         specs = [self.tools[name] for name in state.tool_names]  # Tool objects: schemas and aliases
         return take_turn(self.backend, self.template, prompt, n, events, self._clock, specs=specs, prose=self.prose,
                          lang=state.lang, lead=lead, on_token=self.on_token, stop=list(self.template.stop),
-                         go_on="continuation" in self.checks, max_tokens=min(self._turn_tokens, budget),
-                         temperature=self.temperature, seed=self.seed, grammar=self.grammar)
+                         go_on="continuation" in self.checks, temperature=self.temperature, seed=self.seed,
+                         max_tokens=min(max(self._turn_tokens, grammar_tokens(held) if held else 0), budget),
+                         grammar=held or self.grammar)  # ``held``: a correction's grammar (``constrain.held_turn``)
 
     def _act(
         self, turn: Turn, decision: Decision, n: int, state: RunState, started: float, events: Events

@@ -22,13 +22,15 @@ from ..lexicon.numbers import written_number
 from ..lexicon.question import (asked_decimals, asks_for_name, asks_for_number, from_quote, numbers_in, plain_words,
                                 question_holds, quoted_text, written_numbers)
 from ..protocol.results import result_lines
+from ..redaction import Redactor
 from ..prompting.retrieval import LIST_TOOLS
+from ..tools.calculator import CALCULATOR_TOOL
 from ..tools.search import SEARCH_TOOL
 from ..lexicon.messages import joined, message
 from .reading import Nudge, Situation
 from .registry import CheckName
 
-__all__ = ["ANSWER_CHECKS", "copied_example_value", "other_year"]
+__all__ = ["ANSWER_CHECKS", "copied_example_value", "other_year", "unused_numbers"]
 
 
 _NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
@@ -237,6 +239,52 @@ def _in_question(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     return None
 
 
+def unused_numbers(answer: str, question: str, observations: Iterable[str], calls: Iterable[str]) -> tuple[str, ...]:
+    """The numbers the question gives, when not one of them went into anything and the answer is a number a
+    result gave as it came ("How much do 12 apples cost?" answered "0.4", the price of one): in the question's
+    order, as written; empty otherwise. Went into: passed in a call, held by a result or by the answer. A model
+    that computed with some of the question's numbers chose which ones count (a pin, an age given in passing).
+    Years say which, not how much, and a 1 or 0 changes no product or sum: neither is asked to be used."""
+    given = _values(answer)
+    results = set().union(*(_values(text) for text in observations))
+    if not given or not given <= results:
+        return ()
+    used = given | results | set().union(*(_values(text) for text in calls))
+    asked = [n for n in written_numbers(question) if _YEARLIKE.fullmatch(n) is None and _values(n) - {0.0, 1.0}]
+    if any(_values(n) & used for n in asked):
+        return ()
+    return tuple(dict.fromkeys(asked))
+
+
+_YEARLIKE = re.compile(r"1\d{3}|20\d{2}")
+
+
+def _values(text: str) -> set[float]:
+    """The numbers in ``text`` as values, so "0.40" is "0.4"."""
+    found = set()
+    for n in numbers_in(text):
+        try:
+            found.add(float(n))
+        except ValueError:
+            continue
+    return found
+
+
+def _unused_number(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
+    """An answer that is a tool's result as it came, while a number the question gives went into nothing:
+    the model stopped one step short (the price of one apple, for twelve). With the calculator offered, the
+    next thought starts on the calculation. Not when what the calls passed is unknown (none is recorded)."""
+    if refusal or not ctx.call_arguments:
+        return None
+    question = Redactor(ctx.secret_fields).text(ctx.question)  # a pin is no quantity, and never quoted back
+    unused = unused_numbers(answer, question, ctx.observations, ctx.call_arguments)
+    if not unused:
+        return None
+    numbers = joined(ctx.lang, unused)
+    lead = message(ctx.lang, "unused_number.lead", numbers=numbers) if CALCULATOR_TOOL in ctx.tool_names else ""
+    return Nudge("unused_number", message(ctx.lang, "unused_number", numbers=numbers), lead=lead)
+
+
 def _quote_lead(ctx: Situation) -> str:
     """After a correction for refusing the question's quote, or for answering from a search instead of it, the
     next thought starts from the quote: a small model then answers from it."""
@@ -311,6 +359,7 @@ ANSWER_CHECKS: dict[CheckName, Callable[[str, Situation, bool], Nudge | None]] =
     "tool_error": _tool_error, "question_back": _question_back, "expression": _expression,
     "example_value": _example_value, "other_year": _other_year, "measure": _measure,
     "not_a_number": _missing_number, "no_observation": _no_observation, "in_question": _in_question,
+    "unused_number": _unused_number,
     "off_quote": _answer_off_quote, "echo": _echo, "rounding": _rounding,
     "after_failure": _after_failure, "copied_example": _copied_again,
 }

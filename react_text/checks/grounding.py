@@ -14,6 +14,11 @@ a string is reported only when none of its words, digit runs or Chinese
 character pairs is in the conversation and it echoes the shown episodes'
 arguments (a search query in the model's own words is no copy); long free
 text (a message to send) is not checked.
+One thing is never lenient: an operand that changes nothing (``12 apples * 1 euro``, ``x / 1``,
+``x + 0``) and that the conversation does not hold. A model writes one where a value it was not given
+belongs (a price, a rate); the rest of the string being grounded (the 12) does not make it so. An
+operand that does change the result (``days + 1``, ``x / 2``, ``* 100``) is the model's own reasoning
+and stands.
 Credentials (a ``password``, an ``api_key``: the secret field names of
 ``redaction``) are not checked either: they are not spelled out in a question,
 and quoting one back in the correction would write it into the trace and the
@@ -43,7 +48,8 @@ from .reading import Nudge
 from ..lexicon.cjk import HAN
 from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
 
-__all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "ungrounded_values"]
+__all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "idle_operands",
+           "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
 _NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
@@ -51,6 +57,9 @@ _WORD = regex.compile(r"[^\W\d_]{3,}")
 _CJK = regex.compile(f"[{HAN}]+")
 _DIGITS = regex.compile(r"\d+")
 _STOP = frozenset("the and for with from that this what which into per are was".split())
+_OPERAND = regex.compile(r"(?<![\d.,])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\d.]|[eE][+-]?\d)")
+_UNIT = regex.compile(r"[\s\p{L}]*")
+_TIMES, _DIVIDED, _POWER, _PLUS, _MINUS = "*×·", "/÷", "^", "+", "-"
 _MULTIPLES = {"half": 0.5, "twice": 2.0, "double": 2.0, "pair": 2.0, "triple": 3.0, "once": 1.0}
 """Words that stand for a value in a call without being number words ("split it in half")."""
 
@@ -122,6 +131,26 @@ class _Grounds:
                 or any(p in self.text for p in pairs))
 
 
+def idle_operands(text: str) -> tuple[str, ...]:
+    """The operands of ``text`` (an expression) that leave the result unchanged, as written: a 1 that
+    multiplies, divides or raises (``x * 1``, ``1 × x``, ``x / 1``, ``x ^ 1``), a 0 that is added or
+    subtracted (``x + 0``, ``0 + x``, ``x - 0``). A unit word may follow an operand (``1 euro * 12``)."""
+    found = []
+    for m in _OPERAND.finditer(text):
+        value = _float(m.group())
+        before = text[:m.start()].rstrip()[-1:] or " "
+        after = text[_UNIT.match(text, m.end()).end():][:1] or " "
+        if value == 1.0:
+            idle = before in _TIMES + _DIVIDED + _POWER or (after in _TIMES and before not in _MINUS + _DIVIDED)
+        elif value == 0.0:
+            idle = before in _PLUS + _MINUS or (after in _PLUS and before not in _MINUS + _TIMES + _DIVIDED)
+        else:
+            idle = False
+        if idle:
+            found.append(m.group())
+    return tuple(found)
+
+
 def _leaves(value: Any, schema: Any, key: str) -> Iterable[tuple[str, Any, Mapping[str, Any]]]:
     """Every scalar argument with the name it goes by (its nearest key) and its property schema
     (empty when the schema does not say); not an empty value under an argument the schema does
@@ -175,6 +204,10 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
                 ok = grounds.has_number(value_of)
             else:
                 ok = grounds.has_string(text) or not shown.has_string(text)
+                idle = [n for n in idle_operands(text) if not grounds.has_number(float(n.replace(",", "")))]
+                if ok and idle:
+                    missing.extend(idle)
+                    continue
         if not ok:
             missing.append(_written(value))
     return tuple(dict.fromkeys(missing))

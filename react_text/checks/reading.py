@@ -26,6 +26,9 @@ class Nudge:
     message: str
     lead: str = ""
     """Words the next thought starts with, when the correction has them."""
+    hold: str = ""
+    """The tool the correction tells the model to call: the host holds the next turn to a call of it
+    (``checks.hold``); empty when the correction names none or ``held_call`` is off."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class Situation:
     """The tool the question's words clearly name and its description, while the first move is still to come."""
     unfit: bool = False
     """The question meets none of the tools, and a first call is still to be questioned (``declines.unfit_nudge``)."""
+    call_arguments: tuple[str, ...] = ()
+    """What every call run so far passed, as text (``unused_number``); the shim, which sees one turn, has none."""
     calls_made: tuple[tuple[str, str], ...] = ()
     """(tool, observation code) of every call run so far, oldest first (``after_failure``)."""
     exempt_tools: frozenset[str] = frozenset()

@@ -8,7 +8,8 @@ each fires once (``Situation.nudged``). The loop maps the ``Nudge`` to its decis
 retry. What differs between them is a ``Situation`` field, never a branch here on who is asking.
 
 Not here: the checks that act with I/O or outside a parsed turn (``continuation`` asks the model to go
-on, ``second_look`` runs a search, ``facts`` and ``evidence`` open the thought after a result).
+on, ``second_look`` runs a search, ``facts`` and ``evidence`` open the thought after a result,
+``held_call`` samples the next turn under a grammar: here it only names the tool, ``Nudge.hold``).
 Pure functions over plain data.
 """
 
@@ -29,9 +30,10 @@ from .registry import CheckName, Stage, in_order
 
 __all__ = ["ONE_TURN", "check_answer", "review"]
 
-ONE_TURN: frozenset[CheckName] = frozenset({"arithmetic", "after_failure", "copied_example"})
+ONE_TURN: frozenset[CheckName] = frozenset({"arithmetic", "after_failure", "copied_example", "unused_number"})
 """Checks the shim leaves out: it sees one turn, so a refusal after a failure and a copy after the
-correction cannot arise, and it has never checked a sum worked out in words."""
+correction cannot arise, it has never checked a sum worked out in words, and it does not read what the
+client's earlier calls passed (``unused_number``)."""
 
 
 def review(reading: Reading, situation: Situation) -> Nudge | None:
@@ -88,7 +90,7 @@ def _tool_choice(reading: Reading, s: Situation) -> Nudge | None:
     found = check_choice(s.pick, tuple(name for name, _ in reading.calls), s.lang)
     if found is None or s.pick is None:
         return None
-    return replace(found, lead=choice_lead(s.pick[0], s.lang))
+    return replace(found, lead=choice_lead(s.pick[0], s.lang), hold=s.pick[0] if "held_call" in s.checks else "")
 
 
 def _ungrounded(reading: Reading, s: Situation) -> Nudge | None:

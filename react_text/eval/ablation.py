@@ -23,8 +23,8 @@ _LEADS = frozenset({"facts", "evidence"})
 
 
 def fired_checks(events: Iterable[Mapping]) -> frozenset[str]:
-    """The checks that acted in a run, read from its trace events: a correction's ``check``, the stop
-    after a copied example, a lead (the ``evidence`` event names which), a second look's search (even one
+    """The checks that acted in a run, read from its trace events: a correction's ``check`` (and
+    ``held_call`` when it holds the next turn to a tool), the stop after a copied example, a lead (the ``evidence`` event names which), a second look's search (even one
     that found nothing new), and a turn asked to go on after a bare thought. An ``evidence`` event of an
     older trace that names no check counts as both leads."""
     fired: set[str] = set()
@@ -37,6 +37,8 @@ def fired_checks(events: Iterable[Mapping]) -> frozenset[str]:
                 fired.add(str(check))
             if check == "second_look":
                 fired |= _LEADS  # its correction opens with thought_lead's quote
+            if decision.get("hold"):
+                fired.add("held_call")  # the next turn was held to the tool (when the backend took the grammar)
             if decision.get("kind") == "stop" and decision.get("status") == "copied_example":
                 fired.add("copied_example")
         elif kind == "evidence":

@@ -19,7 +19,7 @@ error, unknown tool, arguments that do not fit the schema, a call when none
 is allowed) is retried with the problem as the observation, up to
 ``max_retries`` times (after the correction that names the tool a question
 plainly asks for, the retry is held by a grammar to a call of that tool when
-the backend takes grammars); after that the reply is a plain assistant message that
+the backend takes grammars: ``checks.hold``, the ``held_call`` check); after that the reply is a plain assistant message that
 explains what went wrong, never an invented call.
 """
 
@@ -36,6 +36,7 @@ from ..prompting.retrieval import clear_pick, fits_nothing
 from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
+from ..checks.hold import held_grammar
 from ..checks.reading import Reading, Situation
 from ..lexicon.messages import message
 from ..checks.review import ONE_TURN, review
@@ -49,8 +50,7 @@ from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
 from .next_calls import Asking, next_calls
-from .verdict import (PARALLEL_CALLS, Verdict, call_grammar, example_call, final_label, judge, next_call_grammar,
-                      turn_grammar)
+from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, next_call_grammar, turn_grammar
 
 __all__ = ["tool_calls"]
 
@@ -156,7 +156,7 @@ class _Request:
     schemas: Mapping[str, Any]
     grammar: str | None
     strict: str | None  # a retry follows a turn that was no decline: under a grammar, only what is offered
-    fitting: str | None  # the retry after a tool-choice correction: a call of the tool that plainly fits
+    calls: int  # how many calls one turn may hold
     asking: Asking | None  # how the calls after a turn's calls are asked for (``next_calls``); None: not asked
     example: str
     prose: str
@@ -180,11 +180,10 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
     example = example_call(tpl, offered, choice)
     shown = tpl.shown_episodes(offered, conversation.question, examples)
     situation = _situation(tpl, conversation, offered, shown, checks, choice.mode == "auto")
-    pick = situation.pick
     return _Request(
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
-        fitting=None if pick is None else call_grammar(tpl, [by_name[pick[0]]], backend, calls),
+        calls=calls,
         asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         situation=situation, checks=checks,
@@ -258,6 +257,7 @@ class _Attempts:
         self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
         self.accepted = ""  # the text of the turn whose verdict stands, as the prompt goes on after it
         self.more_calls = 0  # calls the steps after that turn added (``next_calls``)
+        self.held: str | None = None  # the next turn's grammar after a correction that names the tool (``_guarded``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
         # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
@@ -326,14 +326,12 @@ class _Attempts:
         return verdict, step.thought, False
 
     def _grammar(self) -> str | None:
-        """The first try's grammar; after a problem, only what is offered; after the tool-choice correction,
-        a call of the tool that plainly fits (the question named it; the model had its chance to answer)."""
-        r = self.request
-        if not self.errors:
-            return r.grammar
-        if self.errors[-1] == "guard:tool_choice" and r.fitting is not None:
-            return r.fitting
-        return r.strict
+        """The first try's grammar; after a problem, only what is offered; after a correction that names the
+        tool to call, a call of that tool (``checks.hold``; the model had its chance to answer)."""
+        held, self.held = self.held, None
+        if held is not None:
+            return held
+        return self.request.grammar if not self.errors else self.request.strict
 
     def _complete(self, text: str, grammar: str | None, stream: AnswerStream | None) -> str:
         completion = complete_streaming(self.backend, text, stream, stop=self.request.template.stop,
@@ -369,6 +367,8 @@ class _Attempts:
             return verdict
         self.nudged.add(nudge.code)
         self.lead = nudge.lead  # the model writes the rest: a call, or an answer
+        self.held = held_grammar(nudge.hold, list(r.by_name.values()), r.template.dialect, self.backend,
+                                 declines=True, calls=r.calls)
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:

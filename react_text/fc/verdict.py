@@ -20,7 +20,7 @@ from ..tools.arguments import ArgumentError, coerce_args
 from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
-__all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar", "call_grammar",
+__all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar",
            "next_call_grammar"]
 
 PARALLEL_CALLS = 8
@@ -117,22 +117,6 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
                              allow_unoffered=unoffered and not forced, calls=calls)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
-
-
-def call_grammar(template: Any, tools: Sequence[Any], backend: Backend, calls: int = 1) -> str | None:
-    """GBNF for a turn that calls one of ``tools`` or declines by reaching for a tool nobody offered
-    (``declines``), its thought already begun in the prompt; None when the backend takes no grammar or
-    the tools cannot be written under one.
-
-    Why: told which tool fits, a small model often answers from its own head all the same ("10.0"); the
-    retry after that correction may call or decline, not answer (the model still chooses its values)."""
-    if not tools or not supports_grammar(backend):
-        return None
-    try:
-        return build_grammar(template.dialect, list(tools), allow_final=False, allow_unoffered=True,
-                             thought_begun=True, calls=calls)
-    except GrammarError:
-        return None
 
 
 def next_call_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend) -> str | None:
