@@ -9,7 +9,7 @@ import pytest
 
 from react_text.lexicon.answers import is_refusal
 from react_text.checks.answers import copied_example_value, other_year, unused_numbers
-from react_text.checks import ALL_CHECKS
+from react_text.checks import ALL_CHECKS, DEFAULT_CHECKS
 from react_text.checks.reading import Situation as AnswerContext
 from react_text.checks.review import check_answer
 from react_text.lexicon.answers import is_failure_text
@@ -303,7 +303,8 @@ def test_unused_numbers_are_the_questions_numbers_a_copied_result_left_out(quest
 def test_a_result_given_as_it_came_with_a_question_number_unused_gets_one_nudge_with_the_calculation_lead() -> None:
     situation = AnswerContext(question="How much do 12 apples cost, in euros?", observations=("0.4",),
                               real_observations=1, call_arguments=('{"item": "apple"}',),
-                              tool_names=("lookup_price", "calculator"))
+                              tool_names=("lookup_price", "calculator"),
+                              checks=DEFAULT_CHECKS | {"unused_number"})  # off by default until measured
     found = check_answer("0.4", situation)
     assert found is not None and found.code == "unused_number" and "12" in found.message
     assert found.lead == " The question also gives 12, so I work it out with the calculator."
