@@ -105,12 +105,12 @@ def test_the_shim_may_still_decline_under_the_hold_and_held_call_switches_it_off
                                                               "required": ["expression"]}}}]
     messages = [{"role": "user", "content": QUESTION}]
     held = ScriptedBackend([INVENTED, LOOKUP], supports_grammar=True)
-    out = tool_calls(messages, tools, backend=held)
+    out = tool_calls(messages, tools, backend=held, parallel_tool_calls=False)  # one call: no next step asked for
     assert out["format_errors"] == ["guard:tool_choice"] and out["finish_reason"] == "tool_calls"
     assert grammar_matches(held.calls[1].grammar, LOOKUP)
     assert grammar_matches(held.calls[1].grammar, "\n" + format_action("classic", "price_list", {"item": "apple"}))
     free = ScriptedBackend([INVENTED, LOOKUP], supports_grammar=True)
-    tool_calls(messages, tools, backend=free, checks="-held_call")
+    tool_calls(messages, tools, backend=free, checks="-held_call", parallel_tool_calls=False)
     assert grammar_matches(free.calls[1].grammar, INVENTED)  # only what is offered, any of it
 
 
@@ -119,7 +119,7 @@ def test_the_readme_run_as_the_model_wrote_it_ends_on_the_calculation():
     went into nothing, so ``unused_number`` asks for the calculation, its lead naming the calculator."""
     one = " The calculator gives 0.4 euros.\n" + format_final("classic", "0.4")
     product = "\n" + format_action("classic", "calculator", {"expression": "12 * 0.4"})
-    result, backend = _run([INVENTED, LOOKUP, one, product, ANSWER])
+    result, backend = _run([INVENTED, LOOKUP, one, product, ANSWER], checks="+unused_number")  # off by default
     assert _kinds(result) == ["guard:tool_choice", "RunTool", "guard:unused_number", "RunTool", "Finish"]
     assert backend.calls[3].prompt.endswith("The question also gives 12, so I work it out with the calculator.")
     assert backend.calls[3].grammar is None and result.answer == "4.8 euros"
