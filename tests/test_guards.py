@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from react_text.lexicon.answers import is_refusal
-from react_text.checks.answers import copied_example_value, other_year, unused_numbers
+from react_text.checks.answers import copied_example_value, other_year, pair_expressions, unused_numbers
 from react_text.checks import ALL_CHECKS, DEFAULT_CHECKS
 from react_text.checks.reading import Situation as AnswerContext
 from react_text.checks.review import check_answer
@@ -308,6 +308,12 @@ def test_a_result_given_as_it_came_with_a_question_number_unused_gets_one_nudge_
     found = check_answer("0.4", situation)
     assert found is not None and found.code == "unused_number" and "12" in found.message
     assert found.lead == " The question also gives 12, so I work it out with the calculator."
+    assert found.hold == "" and found.hold_values == ()  # no schema known for the calculator: nothing held
+    schema = {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}
+    held = check_answer("0.4", replace(situation, schemas={"calculator": schema}))
+    assert held.hold == "calculator" and held.hold_values == (("expression", pair_expressions(["12"], ["0.4"])),)
+    assert check_answer("0.4", replace(situation, schemas={"calculator": schema},
+                                       checks=situation.checks - {"held_call"})).hold == ""
     assert check_answer("0.4", replace(situation, tool_names=("lookup_price",))).lead == ""
     assert check_answer("0.4", replace(situation, nudged=frozenset({"unused_number"}))) is None  # once
     assert check_answer("0.4", replace(situation, call_arguments=())) is None  # what the calls passed is unknown
@@ -315,3 +321,10 @@ def test_a_result_given_as_it_came_with_a_question_number_unused_gets_one_nudge_
     secret = replace(situation, question="My pin: 4321. How much is my balance?", observations=("500",),
                      secret_fields=situation.secret_fields | {"pin"})  # as ``redact="pin"`` asks
     assert check_answer("500", secret) is None  # a secret's number is never asked for, nor quoted back
+
+
+def test_pair_expressions_work_each_given_number_with_each_result_both_ways() -> None:
+    found = pair_expressions(["12"], ["0.4"])
+    assert set(found) == {"12 * 0.4", "0.4 * 12", "12 / 0.4", "0.4 / 12", "12 + 0.4", "0.4 + 12", "12 - 0.4", "0.4 - 12"}
+    assert len(pair_expressions(["1", "2", "3", "4"], ["5", "6", "7"])) == 3 * 2 * 2 * 4  # at most 3 given, 2 results
+    assert pair_expressions([], ["5"]) == ()

@@ -116,10 +116,27 @@ def test_the_shim_may_still_decline_under_the_hold_and_held_call_switches_it_off
 
 def test_the_readme_run_as_the_model_wrote_it_ends_on_the_calculation():
     """What Qwen2.5-coder-0.5B wrote once held to lookup_price: the price of one apple as the answer. The 12
-    went into nothing, so ``unused_number`` asks for the calculation, its lead naming the calculator."""
+    went into nothing, so ``unused_number`` asks for the calculation, its lead naming the calculator, and the
+    next turn is held to a calculator call working the 12 with the result (as the model then wrote
+    ``calculator("0.4 euros")`` three times)."""
     one = " The calculator gives 0.4 euros.\n" + format_final("classic", "0.4")
     product = "\n" + format_action("classic", "calculator", {"expression": "12 * 0.4"})
     result, backend = _run([INVENTED, LOOKUP, one, product, ANSWER], checks="+unused_number")  # off by default
     assert _kinds(result) == ["guard:tool_choice", "RunTool", "guard:unused_number", "RunTool", "Finish"]
     assert backend.calls[3].prompt.endswith("The question also gives 12, so I work it out with the calculator.")
-    assert backend.calls[3].grammar is None and result.answer == "4.8 euros"
+    held = backend.calls[3].grammar
+    assert grammar_matches(held, product) and grammar_matches(held, product.replace("12 * 0.4", "0.4 / 12"))
+    assert not grammar_matches(held, product.replace("12 * 0.4", "0.4 euros"))
+    assert not grammar_matches(held, product.replace("12 * 0.4", "12 * 10"))  # no number from nowhere
+    assert result.answer == "4.8 euros"
+    free, backend = _run([INVENTED, LOOKUP, one, product, ANSWER], checks="+unused_number,-held_call")
+    assert free.answer == "4.8 euros" and backend.calls[3].grammar is None  # held_call off: the turn is free
+
+
+def test_a_held_schema_limits_the_named_arguments_to_their_values_and_keeps_the_rest():
+    from react_text.checks.hold import held_schema
+    schema = {"type": "object", "properties": {"expression": {"type": "string"}, "precision": {"type": "integer"}}}
+    held = held_schema(schema, [("expression", ["1 + 2"]), ("absent", ["x"])])
+    assert held["properties"]["expression"] == {"type": "string", "enum": ["1 + 2"]}
+    assert held["properties"]["precision"] == {"type": "integer"} and "absent" not in held["properties"]
+    assert held["required"] == ["expression"] and "required" not in schema  # the tool's own schema is untouched

@@ -33,4 +33,4 @@ def held_turn(decision: Decision, tools: list[Any], template: Any, backend: Back
     tool nobody offered, so none is admitted (``held_grammar``'s ``declines``)."""
     if not isinstance(decision, Retry) or not decision.hold:
         return None
-    return held_grammar(decision.hold, tools, template.dialect, backend, declines=False)
+    return held_grammar(decision.hold, tools, template.dialect, backend, declines=False, values=decision.hold_values)

@@ -37,7 +37,8 @@ def correction(state: RunState, step: Step, action: Action | None = None) -> Ret
     if nudge.code == "copied_example":
         return Stop("copied_example", nudge.message)
     reason = "needs_observation" if nudge.code == "no_observation" else f"guard:{nudge.code}"
-    return Retry(nudge.message, reason, lead=nudge.lead, check=nudge.code, hold=nudge.hold)
+    return Retry(nudge.message, reason, lead=nudge.lead, check=nudge.code, hold=nudge.hold,
+                 hold_values=nudge.hold_values)
 
 
 def situation(state: RunState) -> Situation:

@@ -13,6 +13,7 @@ Pure functions over plain data.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable
 
@@ -30,7 +31,7 @@ from ..lexicon.messages import joined, message
 from .reading import Nudge, Situation
 from .registry import CheckName
 
-__all__ = ["ANSWER_CHECKS", "copied_example_value", "other_year", "unused_numbers"]
+__all__ = ["ANSWER_CHECKS", "copied_example_value", "other_year", "pair_expressions", "unused_numbers"]
 
 
 _NO_RESULTS = re.compile(r"^\s*(?:no results?\b|没有结果|未找到)", re.IGNORECASE)
@@ -281,8 +282,28 @@ def _unused_number(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if not unused:
         return None
     numbers = joined(ctx.lang, unused)
-    lead = message(ctx.lang, "unused_number.lead", numbers=numbers) if CALCULATOR_TOOL in ctx.tool_names else ""
-    return Nudge("unused_number", message(ctx.lang, "unused_number", numbers=numbers), lead=lead)
+    nudge = Nudge("unused_number", message(ctx.lang, "unused_number", numbers=numbers))
+    if CALCULATOR_TOOL not in ctx.tool_names:
+        return nudge
+    nudge = replace(nudge, lead=message(ctx.lang, "unused_number.lead", numbers=numbers))
+    argument = next(iter((ctx.schemas.get(CALCULATOR_TOOL) or {}).get("properties") or {}), None)
+    if "held_call" not in ctx.checks or argument is None:
+        return nudge
+    operands = [_plain(v) for n in unused for v in _values(n)], [_plain(v) for v in sorted(_values(answer))]
+    return replace(nudge, hold=CALCULATOR_TOOL, hold_values=((argument, pair_expressions(*operands)),))
+
+
+def pair_expressions(given: Iterable[str], results: Iterable[str]) -> tuple[str, ...]:
+    """Every way to work one number the question gives with one result, by one operation, either order: what
+    the calculator call after ``unused_number`` may pass (``Nudge.hold_values``). The model picks the pair, the
+    operation and the order; it can no longer leave the question's number out, nor bring one from nowhere."""
+    pairs = [(a, b) for g in list(given)[:3] for r in list(results)[:2] for a, b in ((g, r), (r, g))]
+    return tuple(dict.fromkeys(f"{a} {op} {b}" for op in "*/+-" for a, b in pairs))
+
+
+def _plain(value: float) -> str:
+    """A value as the calculator reads it: "12", "0.4"."""
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def _quote_lead(ctx: Situation) -> str:

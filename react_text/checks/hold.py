@@ -11,29 +11,41 @@ asked for as before.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..backends.build import supports_grammar
 from ..grammar.gbnf import build_grammar
 from ..grammar.terms import GrammarError
 
-__all__ = ["held_grammar"]
+__all__ = ["held_grammar", "held_schema"]
 
 
 def held_grammar(hold: str, tools: Sequence[Any], dialect: str, backend: Any, *, declines: bool,
-                 calls: int = 1) -> str | None:
+                 calls: int = 1, values: Sequence[tuple[str, Sequence[str]]] = ()) -> str | None:
     """GBNF for a turn that calls ``hold`` (one of ``tools``, by name), its thought already begun by the
     correction's lead; None when nothing is held, the tool is not offered, the backend takes no grammar
     or the tool cannot be written under one.
 
     ``declines`` also admits a call of a tool nobody offered: the shim reads that as the model declining
     every tool (``declines.reaches_elsewhere``) and keeps that way out. The loop does not: any name there
-    also spells an offered tool, and the call the correction was about would come back through it."""
+    also spells an offered tool, and the call the correction was about would come back through it.
+
+    ``values`` holds named string arguments to the values listed (``Nudge.hold_values``)."""
     tool = next((t for t in tools if t.name == hold), None) if hold else None
     if tool is None or not supports_grammar(backend):
         return None
     try:
-        return build_grammar(dialect, [tool], allow_final=False, allow_unoffered=declines, thought_begun=True,
+        offered = {tool.name: held_schema(tool.parameters, values)} if values else [tool]
+        return build_grammar(dialect, offered, allow_final=False, allow_unoffered=declines, thought_begun=True,
                              calls=calls)
     except GrammarError:
         return None
+
+
+def held_schema(schema: Mapping[str, Any], values: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+    """``schema`` with each named argument it has limited to its listed values, and required."""
+    properties = dict(schema.get("properties") or {})
+    held = [name for name, _ in values if name in properties]
+    properties.update({name: {"type": "string", "enum": list(allowed)} for name, allowed in values if name in held})
+    required = list(dict.fromkeys([*(schema.get("required") or []), *held]))
+    return {**schema, "properties": properties, "required": required}

@@ -29,6 +29,9 @@ class Nudge:
     hold: str = ""
     """The tool the correction tells the model to call: the host holds the next turn to a call of it
     (``checks.hold``); empty when the correction names none or ``held_call`` is off."""
+    hold_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(argument, the values it may take) for the held call: the correction knows what the call is for and
+    leaves the model the choice among those values only; empty leaves every argument to the schema."""
 
 
 @dataclass(frozen=True)

@@ -368,7 +368,7 @@ class _Attempts:
         self.nudged.add(nudge.code)
         self.lead = nudge.lead  # the model writes the rest: a call, or an answer
         self.held = held_grammar(nudge.hold, list(r.by_name.values()), r.template.dialect, self.backend,
-                                 declines=True, calls=r.calls)
+                                 declines=True, calls=r.calls, values=nudge.hold_values)
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:
