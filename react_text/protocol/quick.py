@@ -32,9 +32,8 @@ ENABLED = True
 ACTION = re.compile(r"(?:Action:|行动：) ?([A-Za-z_][A-Za-z0-9_]{0,63})\n(?:Action Input:|行动输入：) ?")
 ACTIONS = ("Action:", "行动：")
 FINAL = ("Final Answer:", "最终答案：")
-STEPS = (*ACTIONS, *FINAL)
 STEP = re.compile(r"\n(?:Action:|行动：|Final Answer:|最终答案：)")
-THOUGHT = ("Thought: ", "思考：")
+OPENING = re.compile(r"(?:(?:Thought: |思考：)[^\n{]*\n)?(?=Action:|行动：|Final Answer:|最终答案：)")
 QUOTES = "\"'“"
 
 
@@ -61,25 +60,18 @@ def quick(t: Turn) -> Optional[Reading]:
 
 def _first_step(text: str) -> int:
     """Where the first line opening with an action or final-answer label starts, when the walk
-    picks no line before it; else -1. Most turns open with that line or with one ``Thought:``
-    line before it (passed over when it holds no ``{``); other lines go through the walk's own
-    filter, and only when such a label is there at all (the usual miss costs no regex)."""
-    if text.startswith(STEPS):
-        return 0
-    nl = text.find("\n")
-    if nl < 0:
+    picks no line before it; else -1. Most turns open with that line, or with one thought line
+    that holds no ``{`` (which the walk does not pick); after other lines, only when such a label
+    is there at all, the walk's own filter must pick none of them."""
+    m = OPENING.match(text)
+    if m is not None:
+        return m.end()
+    if "\nAction:" not in text and "\nFinal Answer:" not in text and "\n行动：" not in text and "\n最终答案：" not in text:
+        return -1  # the usual other turn: no regex search
+    m = STEP.search(text)
+    if m is None:
         return -1
-    if text.startswith(STEPS, nl + 1):
-        a = nl + 1
-    elif "Action:" in text or "Final Answer:" in text or "行动：" in text or "最终答案：" in text:
-        m = STEP.search(text, nl)
-        if m is None:
-            return -1
-        a = m.start() + 1
-    else:
-        return -1
-    if a == nl + 1 and text.startswith(THOUGHT) and text.find("{", 0, nl) < 0:
-        return a  # the usual turn
+    a = m.start() + 1
     if WALK_FIRST.match(text, 0, a) or WALK_NEXT.search(text, 0, a - 1):
         return -1
     return a
