@@ -70,7 +70,7 @@ def test_every_case_gives_the_same_step_and_many_take_the_fast_path() -> None:
     items = _cases()
     assert not _differences(items)
     hits = sum(taken(item["text"], item["tools"]) for item in items)
-    assert hits >= 60, hits  # the common shapes are common in the case files too
+    assert hits >= 90, hits  # the common shapes are common in the case files too (100 of 431)
 
 
 FROZEN = _frozen()
@@ -111,12 +111,14 @@ def test_a_turn_handed_to_the_walk_is_left_as_it_was(text: str) -> None:
 
 # Each choice: mostly a form the fast path reads, else one it must hand to the walk, or a read form
 # with random text after it.
-PREAMBLES = (("", "Thought: I should look.\n", "思考：查一下\n"),
+PREAMBLES = (("", "Thought: I should look.\n", "思考：查一下\n", "thought: hm\n", "THOUGHT: X\n", "Thoughts: a\n", "想法：嗯\n"),
              ("Thought: a {b}\n", "Sure!\n\nThought: x\n", "Question: what?\n", "Thought:\n", "**Thought:** hm\n",
               "Action 1: hm\n", "Final Answer: 1\n", "- note\nmore prose\n", "<|im_end|>\n", '{"action": "search"}\n'))
-ACTION_LABELS = (("Action: ", "Action:", "行动："), ("action:", "Action :", "**Action:**", "Act:", "Tool:", "Action:  "))
+ACTION_LABELS = (("Action: ", "Action:", "行动：", "action: ", "ACTION: ", "Action : ", "行动: "),
+                 ("Actions:", "**Action:**", "Act:", "Tool:", "Action:  ", "Action 1:", "Action:_ ", "Action:** "))
 BREAKS = (("\n",), ("\n\n", " ", "  \n"))
-INPUT_LABELS = (("Action Input: ", "Action Input:", "行动输入："),
+INPUT_LABELS = (("Action Input: ", "Action Input:", "行动输入：", "action input: ", "ACTION INPUT: ", "Action_Input: ",
+                 "Action Input ：", "行动输入: "),
                 ("Action input:", "Input:", "", "Action Input:\n", "Action Input:\t", "Action Input:  "))
 NAMES = (("search", "calculator", "get_weather"),
          ("Search", "unknown", "JSON_BLOB", "final_answer", "None", "_", "search.", "`search`", "tool_name",
@@ -130,7 +132,8 @@ TAILS = (("", "\n", "\nObservation: x", "\nObservation: x\nThought: y\nFinal Ans
          ("\n\n", "\nQuestion: next?", " junk", '\n{"action": "search", "action_input": "x"}', "\n```json\n{}\n```",
           "\nResult: 3", "\nmore text", "\n\nAction: search\nAction Input: y", "<|im_end|>tail",
           '\n<tool_call>{"name": "search", "arguments": {}}</tool_call>', "\nObs", "\n观察：x"))
-FINALS = (("Final Answer: ", "最终答案："), ("Final Answer:**", "final answer:", "Final Answer :", "Final Answer:"))
+FINALS = (("Final Answer: ", "最终答案：", "final answer: ", "FINAL ANSWER: ", "Final Answer : ", "最终答案 ："),
+          ("Final Answer:**", "Final Answer:_ ", "Answer: ", "Final_Answer: ", "Final Answer 1: ", "**Final Answer:** "))
 TOOLS = (["search", "calculator"], None, ["get_weather", "search", "calculator"],
          {"calculator": {"type": "object", "properties": {"expression": {"type": "string"}}}})
 

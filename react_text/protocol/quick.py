@@ -3,7 +3,8 @@
 Why: most turns are a ``Thought:`` line over ``Action: name`` over ``Action Input: ...``
 (or ``行动：`` / ``行动输入：``), or a ``Final Answer:``, and for them the walk's
 dispatch (every label form, every input form, every echo) costs more than the
-reading. ``quick`` recognises those lines by their exact labels, checks that the
+reading. ``quick`` recognises those lines by their labels (in the cases and spacings
+models write), checks that the
 walk would pick no line before them, and reads the inputs and the answer with the
 walk's own readers into the walk's ``Reading``. For any other turn it gives None
 and the walk reads the turn as if nothing had happened
@@ -27,13 +28,18 @@ from .walk import after_action, read_final
 ENABLED = True
 """Off: every turn goes through the walk (what the equivalence tests compare against)."""
 
-# The exact labels of the classic and zh dialects at a line start, as ``labels`` reads them; the
-# name is one the walk takes as a bare name.
-ACTION = re.compile(r"(?:Action:|行动：) ?([A-Za-z_][A-Za-z0-9_]{0,63})\n(?:Action Input:|行动输入：) ?")
-ACTIONS = ("Action:", "行动：")
-FINAL = ("Final Answer:", "最终答案：")
+# The labels of the classic and zh dialects at a line start, in the cases and spacings models write
+# them, each of which ``labels`` reads as that label with its content right after the colon; the
+# name is one the walk takes as a bare name. A first line opening with "tho" (or 思, 想) and holding
+# no "{" is one the walk never picks.
+_COLON = r" ?[:：] ?"
+_ACTION = r"(?:[Aa]ction|ACTION|行动)"
+_FINAL = r"(?:[Ff]inal [Aa]nswer|FINAL ANSWER|最终答案) ?[:：]"
+ACTION = re.compile(_ACTION + _COLON + r"([A-Za-z_][A-Za-z0-9_]{0,63})\n"
+                    r"(?:[Aa]ction[ _][Ii]nput|ACTION[ _]INPUT|行动输入)" + _COLON)
+FINAL = re.compile(_FINAL)
+OPENING = re.compile(r"(?:(?:[Tt][Hh][Oo]|思|想)[^\n{]*\n)?(?=" + _ACTION + _COLON + "|" + _FINAL + ")")
 STEP = re.compile(r"\n(?:Action:|行动：|Final Answer:|最终答案：)")
-OPENING = re.compile(r"(?:(?:Thought: |思考：)[^\n{]*\n)?(?=Action:|行动：|Final Answer:|最终答案：)")
 QUOTES = "\"'“"
 
 
@@ -45,13 +51,13 @@ def quick(t: Turn) -> Optional[Reading]:
     a = _first_step(text)
     if a < 0:
         return None
-    if text.startswith(ACTIONS, a) and ACTION.match(text, a):
+    if ACTION.match(text, a):
         return _actions(t, a)
-    label = FINAL[0] if text.startswith(FINAL[0], a) else FINAL[1]
-    if not text.startswith(label, a) or text.startswith(("*", "_"), a + len(label)):  # "**" closes a label
+    m = FINAL.match(text, a)
+    if m is None or text.startswith(("*", "_"), m.end()):  # "**" after the colon closes the label
         return None
     try:
-        answer, end = read_final(t, a + len(label))
+        answer, end = read_final(t, m.end())
     except TurnError:
         return None
     t.first_start = a
