@@ -3,12 +3,12 @@
 Why: most turns are a ``Thought:`` line over ``Action: name`` over ``Action Input: ...``
 (or ``行动：`` / ``行动输入：``), or a ``Final Answer:``, and for them the walk's
 dispatch (every label form, every input form, every echo) costs more than the
-reading. ``quick`` recognises those lines by their labels (in the cases and spacings
-models write), checks that the
-walk would pick no line before them, and reads the inputs and the answer with the
-walk's own readers into the walk's ``Reading``. For any other turn it gives None
-and the walk reads the turn as if nothing had happened
-(``tests/test_parser_quick.py`` checks that both paths give the same ``Step``).
+reading. ``quick`` recognises those lines by their labels (in the cases and
+spacings models write), checks that the walk would pick no line before them, and
+reads the inputs and the answer with the walk's own readers into the walk's
+``Reading``. For any other turn it gives None and the walk reads the turn as if
+nothing had happened (``tests/test_parser_quick.py`` checks that both paths give
+the same ``Step``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def quick(t: Turn) -> Optional[Reading]:
     text = t.text
     if not ENABLED or t.limit != len(text):  # a special token cuts the turn: the walk's business
         return None
-    a = _first_step(text)
+    m = OPENING.match(text)  # the usual turn: its first or second line
+    a = m.end() if m is not None else _after_prose(text)
     if a < 0:
         return None
     if ACTION.match(text, a):
@@ -64,16 +65,11 @@ def quick(t: Turn) -> Optional[Reading]:
     return Reading((), answer, end)
 
 
-def _first_step(text: str) -> int:
-    """Where the first line opening with an action or final-answer label starts, when the walk
-    picks no line before it; else -1. Most turns open with that line, or with one thought line
-    that holds no ``{`` (which the walk does not pick); after other lines, only when such a label
-    is there at all, the walk's own filter must pick none of them."""
-    m = OPENING.match(text)
-    if m is not None:
-        return m.end()
+def _after_prose(text: str) -> int:
+    """Where the first line opening with an action or final-answer label starts, after lines the
+    walk picks none of (searched only when such a label is there at all); else -1."""
     if "\nAction:" not in text and "\nFinal Answer:" not in text and "\n行动：" not in text and "\n最终答案：" not in text:
-        return -1  # the usual other turn: no regex search
+        return -1
     m = STEP.search(text)
     if m is None:
         return -1
