@@ -16,8 +16,9 @@ tool call or an answer.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Protocol, Sequence
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
 
 from ..lexicon.messages import message
 from .dialects import DialectLike, dialect_named
@@ -28,6 +29,7 @@ class ToolsView(Protocol):
     """What a message needs to know about the offered tools."""
 
     names: Sequence[str]
+    schemas: Mapping[str, dict]
 
     def parameters(self, name: str) -> Mapping[str, Any]: ...
 
@@ -129,19 +131,56 @@ def _q(text: str, n: int = 60) -> str:
 
 # --- one function per situation ---------------------------------------------------------
 
+_SAID: dict[tuple, str] = {}
+_SAID_MAX = 1024
 
+
+def _remembered(situation: Callable[..., str]) -> Callable[..., str]:
+    """``situation`` memoised on what its message depends on.
+
+    Why: wording a message costs about as much as reading the turn, and a model
+    repeats its mistakes, so the same messages come back turn after turn. Only
+    for tools given by name: a schema is the caller's dict, which may change
+    between turns; and not for an unhashable argument (the model's own values)."""
+
+    @functools.wraps(situation)
+    def word(v: Voice, *args: Any) -> str:
+        tools = v.tools
+        if tools is not None and tools.schemas:
+            return situation(v, *args)
+        key = (situation, tools and tuple(tools.names), v.dialect, v.n, v.lang, v.tried, *args)
+        try:
+            return _SAID[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable argument
+            return situation(v, *args)
+        if len(_SAID) >= _SAID_MAX:
+            _SAID.clear()
+        said = _SAID[key] = situation(v, *args)
+        return said
+
+    return word
+
+
+
+
+@_remembered
 def empty(v: Voice) -> str:
     return v.say("feedback.empty") + f"\n{v.thought()}\n{v.action()}"
 
 
+@_remembered
 def untrusted(v: Voice) -> str:
     return v.say("feedback.untrusted") + f"\n{v.thought()}\n{v.action()}"
 
 
+@_remembered
 def no_action(v: Voice) -> str:
     return v.say("feedback.no_action") + f"\n{v.action()}\n" + v.say("feedback.no_action.or_answer") + f"\n{v.final()}"
 
 
+@_remembered
 def answer_or_action(v: Voice, said: str) -> str:
     """For a one-line thought written after an observation: the model's own sentence under the
     answer label, then the action format. A small model that states its answer in prose copies the
@@ -150,6 +189,7 @@ def answer_or_action(v: Voice, said: str) -> str:
             + v.say("feedback.answer_or_action.otherwise") + f"\n{v.action()}")
 
 
+@_remembered
 def unknown_tool(v: Voice, name: str, suggestion: Optional[str], given: Any = None) -> str:
     if v.tools is None or not v.tools.names:
         return v.say("feedback.no_tools", name=_q(name)) + f"\n{v.final()}"
@@ -158,34 +198,42 @@ def unknown_tool(v: Voice, name: str, suggestion: Optional[str], given: Any = No
         + f"\n{v.action(suggestion, given if suggestion else None)}"  # another tool's values would mislead
 
 
+@_remembered
 def not_a_name(v: Voice, name: str) -> str:
     return v.say("feedback.not_a_name", name=_q(name)) + f"\n{v.action()}"
 
 
+@_remembered
 def placeholder(v: Voice, what: str) -> str:
     return v.say("feedback.placeholder", what=_q(what, 40)) + f"\n{v.action()}"
 
 
+@_remembered
 def missing_input(v: Voice, tool: str) -> str:
     return v.say("feedback.missing_input", tool=tool) + f"\n{v.action(tool)}"
 
 
+@_remembered
 def stray_input(v: Voice) -> str:
     return v.say("feedback.stray_input") + f"\n{v.action()}"
 
 
+@_remembered
 def bad_arguments(v: Voice, tool: Optional[str], detail: str) -> str:
     return v.say("feedback.bad_arguments", detail=_q(detail)) + f"\n{v.action(tool)}"
 
 
+@_remembered
 def truncated(v: Voice, tool: Optional[str]) -> str:
     return v.say("feedback.truncated") + f"\n{v.action(tool)}"
 
 
+@_remembered
 def missing_answer(v: Voice) -> str:
     return v.say("feedback.missing_answer") + f"\n{v.style.write_final(v.say('feedback.missing_answer.example'), v.n)}"
 
 
+@_remembered
 def internal(v: Voice, what: str) -> str:
     return v.say("feedback.internal", what=what) + f"\n{v.action()}"
 

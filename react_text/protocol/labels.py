@@ -108,6 +108,8 @@ def strip_thought_labels(text: str) -> str:
     start: one anchored match instead of a scan of every offset."""
     if "\n" in text.rstrip("\n"):
         return THOUGHT_LABEL.sub("", text)
+    if text.startswith("Thought: "):  # the usual thought: what the pattern removes, without a regex call
+        return text[9:]
     m = THOUGHT_LABEL.match(text)
     return text if m is None else text[m.end():]
 

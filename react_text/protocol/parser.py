@@ -83,6 +83,7 @@ from .fallback import fallback
 from .names import ToolsArg, Toolset, toolset
 from .native import has_marker, read_native
 from .placeholders import is_placeholder, placeholder_error
+from .quick import quick
 from .slots import check_name
 from .turn import Call, Turn, TurnError
 from .walk import read, thought_before
@@ -164,7 +165,7 @@ def _step(text: str, ts: Optional[Toolset], prose: str, style: tuple[str, int, O
         return Step(text=text, error=FormatError("empty", feedback.empty(feedback.Voice(ts, *style))), end=0)
     turn = Turn(text, ts, style)
     try:
-        got = (read_native(turn) if has_marker(text) else None) or read(turn)
+        got = (read_native(turn) if has_marker(text) else quick(turn)) or read(turn)
         if not got.calls and got.final is None:
             got = fallback(turn) or got
         actions = _resolve(turn, got.calls) if got.calls else ()
