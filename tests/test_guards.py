@@ -304,7 +304,7 @@ def test_a_result_given_as_it_came_with_a_question_number_unused_gets_one_nudge_
     situation = AnswerContext(question="How much do 12 apples cost, in euros?", observations=("0.4",),
                               real_observations=1, call_arguments=('{"item": "apple"}',),
                               tool_names=("lookup_price", "calculator"),
-                              checks=DEFAULT_CHECKS | {"unused_number"})  # off by default until measured
+                              checks=DEFAULT_CHECKS | {"unused_number"})
     found = check_answer("0.4", situation)
     assert found is not None and found.code == "unused_number" and "12" in found.message
     assert found.lead == " The question also gives 12, so I work it out with the calculator."

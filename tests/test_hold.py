@@ -121,7 +121,7 @@ def test_the_readme_run_as_the_model_wrote_it_ends_on_the_calculation():
     ``calculator("0.4 euros")`` three times)."""
     one = " The calculator gives 0.4 euros.\n" + format_final("classic", "0.4")
     product = "\n" + format_action("classic", "calculator", {"expression": "12 * 0.4"})
-    result, backend = _run([INVENTED, LOOKUP, one, product, ANSWER], checks="+unused_number")  # off by default
+    result, backend = _run([INVENTED, LOOKUP, one, product, ANSWER], checks="+unused_number")
     assert _kinds(result) == ["guard:tool_choice", "RunTool", "guard:unused_number", "RunTool", "Finish"]
     assert backend.calls[3].prompt.endswith("The question also gives 12, so I work it out with the calculator.")
     held = backend.calls[3].grammar

@@ -35,9 +35,6 @@ def test_readme_parser_example_holds():
 
 
 @pytest.mark.model
-@pytest.mark.xfail(strict=True, reason="known wrong (issue 28): held to lookup_price after the tool-choice correction, "
-                   "the model gets 0.4 and answers it (unused_number, off by default, would ask for the 12 and the run then "
-                   "stops on calculator('0.4 euros')); strict, so a fix turns this red")
 def test_the_readme_python_example_answers_right_on_the_default_model(capsys):
     """README's flagship snippet, run as written on the real default model: it must answer 12 x 0.40 = 4.80
     after looking the price up, not answer from nowhere (issue 28)."""

@@ -81,7 +81,6 @@ OFF_BY_DEFAULT: frozenset[CheckName] = frozenset({
     "tool_error", "question_back", "expression", "echo",  # never fired on the test split or the held-out set
     "off_quote", "rounding", "after_failure", "copied_example",  # fired, and no result moved when off
     "example_value", "second_look",  # off gained a task (test; held-out) and lost none
-    "unused_number",  # not measured yet; on the README example it turned a wrong answer into none
 })
 DEFAULT_CHECKS: frozenset[CheckName] = ALL_CHECKS - OFF_BY_DEFAULT
 _NAMES: tuple[CheckName, ...] = get_args(CheckName)
