@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from ..checks import CheckName
+from ..checks.reading import HeldValues
 from ..types import Action
 from .state import Seen
 
@@ -47,7 +48,7 @@ class Retry:
     """The check that made this correction (``checks.registry``), None for a format error or a repeat."""
     hold: str = ""
     """The tool the next turn is held to call, under a grammar when the backend takes one (``checks.hold``)."""
-    hold_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    hold_values: HeldValues = ()
     """The values the held call's arguments may take (``Nudge.hold_values``)."""
     kind: str = field(default="retry", init=False)
 

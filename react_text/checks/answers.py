@@ -13,7 +13,6 @@ Pure functions over plain data.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable
 
@@ -25,7 +24,7 @@ from ..lexicon.question import (asked_decimals, asks_for_name, asks_for_number, 
 from ..protocol.results import result_lines
 from ..redaction import Redactor
 from ..prompting.retrieval import LIST_TOOLS
-from ..tools.calculator import CALCULATOR_TOOL
+from ..tools.calculator import CALCULATOR_TOOL, format_number
 from ..tools.search import SEARCH_TOOL
 from ..lexicon.messages import joined, message
 from .reading import Nudge, Situation
@@ -282,15 +281,16 @@ def _unused_number(answer: str, ctx: Situation, refusal: bool) -> Nudge | None:
     if not unused:
         return None
     numbers = joined(ctx.lang, unused)
-    nudge = Nudge("unused_number", message(ctx.lang, "unused_number", numbers=numbers))
+    said = message(ctx.lang, "unused_number", numbers=numbers)
     if CALCULATOR_TOOL not in ctx.tool_names:
-        return nudge
-    nudge = replace(nudge, lead=message(ctx.lang, "unused_number.lead", numbers=numbers))
+        return Nudge("unused_number", said)
+    lead = message(ctx.lang, "unused_number.lead", numbers=numbers)
     argument = next(iter((ctx.schemas.get(CALCULATOR_TOOL) or {}).get("properties") or {}), None)
     if "held_call" not in ctx.checks or argument is None:
-        return nudge
-    operands = [_plain(v) for n in unused for v in _values(n)], [_plain(v) for v in sorted(_values(answer))]
-    return replace(nudge, hold=CALCULATOR_TOOL, hold_values=((argument, pair_expressions(*operands)),))
+        return Nudge("unused_number", said, lead=lead)
+    given = [format_number(v) for n in unused for v in _values(n)]
+    expressions = pair_expressions(given, [format_number(v) for v in sorted(_values(answer))])
+    return Nudge("unused_number", said, lead=lead, hold=CALCULATOR_TOOL, hold_values=((argument, expressions),))
 
 
 def pair_expressions(given: Iterable[str], results: Iterable[str]) -> tuple[str, ...]:
@@ -299,12 +299,6 @@ def pair_expressions(given: Iterable[str], results: Iterable[str]) -> tuple[str,
     operation and the order; it can no longer leave the question's number out, nor bring one from nowhere."""
     pairs = [(a, b) for g in list(given)[:3] for r in list(results)[:2] for a, b in ((g, r), (r, g))]
     return tuple(dict.fromkeys(f"{a} {op} {b}" for op in "*/+-" for a, b in pairs))
-
-
-def _plain(value: float) -> str:
-    """A value as the calculator reads it: "12", "0.4"."""
-    return str(int(value)) if value.is_integer() else repr(value)
-
 
 def _quote_lead(ctx: Situation) -> str:
     """After a correction for refusing the question's quote, or for answering from a search instead of it, the

@@ -45,7 +45,7 @@ def held_grammar(hold: str, tools: Sequence[Any], dialect: str, backend: Any, *,
 def held_schema(schema: Mapping[str, Any], values: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
     """``schema`` with each named argument it has limited to its listed values, and required."""
     properties = dict(schema.get("properties") or {})
-    held = [name for name, _ in values if name in properties]
-    properties.update({name: {"type": "string", "enum": list(allowed)} for name, allowed in values if name in held})
+    held = {name: list(allowed) for name, allowed in values if name in properties}
+    properties.update({name: {"type": "string", "enum": allowed} for name, allowed in held.items()})
     required = list(dict.fromkeys([*(schema.get("required") or []), *held]))
     return {**schema, "properties": properties, "required": required}

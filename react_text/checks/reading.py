@@ -15,7 +15,10 @@ from ..redaction import SECRET_FIELDS
 from ..types import Step
 from .registry import ALL_CHECKS, DEFAULT_CHECKS, CheckName
 
-__all__ = ["Nudge", "Reading", "Situation"]
+__all__ = ["HeldValues", "Nudge", "Reading", "Situation"]
+
+HeldValues = tuple[tuple[str, tuple[str, ...]], ...]
+"""(argument, the values it may take) for a held call (``Nudge.hold_values``)."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,7 @@ class Nudge:
     hold: str = ""
     """The tool the correction tells the model to call: the host holds the next turn to a call of it
     (``checks.hold``); empty when the correction names none or ``held_call`` is off."""
-    hold_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    hold_values: HeldValues = ()
     """(argument, the values it may take) for the held call: the correction knows what the call is for and
     leaves the model the choice among those values only; empty leaves every argument to the schema."""
 

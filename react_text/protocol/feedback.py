@@ -163,8 +163,6 @@ def _remembered(situation: Callable[..., str]) -> Callable[..., str]:
     return word
 
 
-
-
 @_remembered
 def empty(v: Voice) -> str:
     return v.say("feedback.empty") + f"\n{v.thought()}\n{v.action()}"
