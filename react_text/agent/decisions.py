@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from ..checks import CheckName
-from ..checks.reading import HeldValues
 from ..types import Action
 from .state import Seen
 
@@ -48,8 +47,8 @@ class Retry:
     """The check that made this correction (``checks.registry``), None for a format error or a repeat."""
     hold: str = ""
     """The tool the next turn is held to call, under a grammar when the backend takes one (``checks.hold``)."""
-    hold_values: HeldValues = ()
-    """The values the held call's arguments may take (``Nudge.hold_values``)."""
+    hold_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The values the held call's arguments may take (``Nudge.hold_values``, ``checks.reading.HeldValues``)."""
     kind: str = field(default="retry", init=False)
 
 
