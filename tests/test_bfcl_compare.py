@@ -4,6 +4,7 @@ checker, and the report gets a per-category section (scripted backend; one real-
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,13 @@ def spec(tmp_path, **kw) -> CompareSpec:
     return CompareSpec(**{**options, **kw})
 
 
-def test_bfcl_items_run_as_shim_requests_and_plain_prompts_judged_by_the_checker(tmp_path):
+def without_bfcl_prompts(monkeypatch):
+    """As where bfcl-eval is not installed: the plain cell falls back to react-text's own prompt."""
+    monkeypatch.setitem(sys.modules, "bfcl_eval.constants.default_prompts", None)
+
+
+def test_bfcl_items_run_as_shim_requests_and_plain_prompts_judged_by_the_checker(tmp_path, monkeypatch):
+    without_bfcl_prompts(monkeypatch)
     records = compare.run_compare(spec(tmp_path), backend_factory=lambda m, w: ScriptedBackend([reply] * 20),
                                   progress_stream=open("/dev/null", "w"))
     got = {(r["template"], r["task_id"]): r for r in records}

@@ -21,7 +21,7 @@ from .sandbox import GuardedEnvironment, SandboxError, compile_template, render_
 from .templates import TemplateError
 
 __all__ = ["NativeTemplate", "NativeTemplateError", "chat_template_of", "has_tools", "native_messages",
-           "render_native"]
+           "render_chat", "render_native"]
 
 _TOOLS_VAR = re.compile(r"\btools\b")
 
@@ -113,6 +113,14 @@ def render_native(chat_template: str | None, messages: Sequence[Mapping[str, Any
         raise NativeTemplateError("the model's chat template has no tools block, so it has no tool format of its own; "
                                   "use a text protocol (e.g. template='classic')")
     assert chat_template is not None
+    return render_chat(chat_template, messages, tools, bos_token=bos_token, eos_token=eos_token, generation=generation)
+
+
+def render_chat(chat_template: str, messages: Sequence[Mapping[str, Any]],
+                tools: Sequence[Mapping[str, Any]] | None = None, *, bos_token: str = "", eos_token: str = "",
+                generation: bool = True) -> str:
+    """The conversation in the model's chat template, in the sandbox, tools or not (a baseline that writes the
+    functions into its own system prompt renders without them). Raises ``NativeTemplateError`` when it fails."""
     context = {"messages": native_messages(messages), "tools": list(tools) if tools else None,
                "add_generation_prompt": generation, "bos_token": bos_token, "eos_token": eos_token}
     try:

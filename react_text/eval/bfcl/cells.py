@@ -2,9 +2,10 @@
 
 A template cell sends the item's messages and its functions as OpenAI ``tools`` to
 ``react_text.tool_calls`` (tool_choice auto) with that template, with or without the grammar; the
-calls in the reply are judged by ``checker``. The ``plain`` cell is the one-prompt baseline of
-``react_text.eval.baselines`` (the functions as Python signatures, "reply ``[func(a=1)]``"), its raw
-reply read as Python calls the way BFCL reads a prompted model's (``decode.python_calls``).
+calls in the reply are judged by ``checker``. The ``plain`` cell is one prompt, with
+BFCL's own system prompt (``prompting``; react-text's one-paragraph ``plain`` prompt of
+``react_text.eval.baselines`` when bfcl-eval is not installed), its raw reply read as Python calls the
+way BFCL reads a prompted model's (``decode.python_calls``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import Any
 
 from ...backends.base import BackendError
 from ...fc.shim import tool_calls
+from ...prompting.native import NativeTemplateError, chat_template_of, render_chat
 from ..baselines import load_prompts, signatures
 from .checker import Call, check
 from .data import BfclItem
 from .decode import openai_tools, python_calls, shim_calls
+from .prompting import bfcl_messages
 
 PLAIN = "plain"
 _STOP = ("\nQuestion:",)
@@ -57,13 +60,28 @@ def run_item(item: BfclItem, template: Any, backend: Any, *, constrain: bool = F
 
 
 def _plain(item: BfclItem, backend: Any, max_tokens: int, seed: int) -> ItemRun:
-    prompt = load_prompts()["en"]["plain"].format(functions=signatures(openai_tools(item.functions)),
-                                                 question=conversation_text(item))
-    done = backend.complete(backend.wrap_prompt(prompt), stop=_STOP, max_tokens=max_tokens, temperature=0.0,
-                            seed=seed)
+    prompt = plain_prompt(item, backend)
+    done = backend.complete(prompt, stop=_STOP, max_tokens=max_tokens, temperature=0.0, seed=seed)
     calls = python_calls(done.text) or ()
     return ItemRun("called" if calls else "answered", calls, done.text, done.prompt_tokens, done.completion_tokens,
                    0, ({"prompt": prompt, "reply": done.text},))
+
+
+def plain_prompt(item: BfclItem, backend: Any) -> str:
+    """The ``plain`` cell's prompt: with bfcl-eval installed, BFCL's own system prompt and the item's chat in
+    the model's chat template (the published Prompt mode; without a chat template, the messages' texts in
+    the backend's wrapping); else react-text's one-paragraph prompt with the functions as signatures."""
+    chat = bfcl_messages(item.messages, item.functions)
+    if chat is None:
+        return backend.wrap_prompt(load_prompts()["en"]["plain"].format(
+            functions=signatures(openai_tools(item.functions)), question=conversation_text(item)))
+    template = chat_template_of(backend)
+    if template is not None:
+        try:
+            return render_chat(template, chat)
+        except NativeTemplateError:
+            pass  # a template that cannot render: the texts as one prompt, as for a model without one
+    return backend.wrap_prompt("\n\n".join(str(m.get("content", "")) for m in chat))
 
 
 def conversation_text(item: BfclItem) -> str:

@@ -36,7 +36,7 @@ PUBLISHED: Mapping[str, Mapping[str, float]] = {
 PUBLISHED_NOTE = ("Published figures (%) for the same model family: the BFCL paper (ICML 2025), Table 1, and for "
                   "Qwen2.5-1.5B-Instruct's Python simple the Bielik v2 technical report, Table 22. They were measured "
                   "on an earlier release of the data (the paper's, 2025; some possible answers were fixed since), with BFCL's own system prompt "
-                  "('Prompt': calls written as Python, read like the `plain` cell) or the model's native tool "
+                  "('Prompt', which the `plain` cell speaks too: calls written as Python) or the model's native tool "
                   "calling ('FC', like `native`); the default model here is Qwen2.5-Coder-0.5B at Q4_K_M, a "
                   "sibling, not the same model. Their 'simple' averages Python, Java and JavaScript, so only "
                   "the 1.5B Prompt row has a Python-only figure. No figure was found for Qwen2.5-Coder.")
@@ -59,8 +59,8 @@ def markdown(records: Sequence[Mapping]) -> str:
             for (model, name), cell in counts.items()]
     out = ["", f"## BFCL (bfcl-eval {BFCL_VERSION}, AST checker rules)", "",
            "Solved / items per category, with the 95% Wilson interval. Each item is one request: a template cell "
-           "goes through the function-calling shim (tool_choice auto, `+c` under the grammar); `plain` is one "
-           "prompt whose reply is read as Python calls. *held out*: BFCL's live (user-contributed) categories, "
+           "goes through the function-calling shim (tool_choice auto, `+c` under the grammar); `plain` is BFCL's own "
+           "system prompt (its Prompt mode) in the model's chat template, the reply read as Python calls. *held out*: BFCL's live (user-contributed) categories, "
            "never used to tune react-text.", ""]
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(row) + " |" for row in rows]
