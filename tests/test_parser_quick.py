@@ -89,6 +89,9 @@ def test_every_frozen_turn_gives_the_same_step(first: int) -> None:
     "Thought: done\nFinal Answer: 42",
     "思考：查一下\n行动：search\n行动输入：长城有多长",
     "Action: search\nAction Input: a\nAction: calculator\nAction Input: 2+2\nObservation: 4",
+    '{"action": "search", "action_input": {"query": "x"}}',
+    '```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```\n',
+    '```\n{"action": "Final Answer", "action_input": "42"}\n```\nObservation: made up',
 ])
 def test_the_common_shapes_take_the_fast_path(text: str) -> None:
     assert taken(text, ["search", "calculator", "get_weather"])
@@ -101,6 +104,12 @@ def test_the_common_shapes_take_the_fast_path(text: str) -> None:
     'Action: search\nAction Input: {"query": "x"}\n{"action": "calculator", "action_input": "1"}',
     "Action: search\nAction Input: {'query': 'x'}\nAction: search(query='y')",
     "Action: nope\nAction Input: x",
+    '{"action": "search", "action_input": "x"}\nObservation: made up',  # the walk cuts the tail
+    '{"name": "John", "age": 30}',  # data, not a call
+    '{"action": "search", "action_input": "a"} {"action": "calculator", "action_input": "1"}',  # more calls on its line
+    '{"action": "search", "action_input": "cut',
+    '{"action": "tool_name", "action_input": "x"}\n{"action": "search", "action_input": "y"}',  # an echo, then a call
+    '```json {"action": "search"}\n{"action": "search", "action_input": "x"}\n```',  # "{" on the fence line
 ])
 def test_a_turn_handed_to_the_walk_is_left_as_it_was(text: str) -> None:
     turn = Turn(text, toolset(["search", "calculator"]), STYLE)

@@ -155,6 +155,8 @@ def _strict(text: str, pos: int, limit: int, max_depth: int, budget: Optional[Bu
             continue
         except (ValueError, RecursionError):
             return None
+        if window.count("[", 0, used) + window.count("{", 0, used) <= max_depth:  # _too_deep's first test,
+            return value, pos + used  # inlined: most values nest no deeper than this, with no slice and no call
         return None if _too_deep(window[:used], max_depth) else (value, pos + used)
 
 

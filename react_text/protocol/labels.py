@@ -55,6 +55,8 @@ PICK1 = PICK1_ALL - set("思想")
 # Characters a picked line can start with: decoration, blanks, and the first letters of labels.
 FIRST = frozenset(DECORATION_CHARS) | {"", "\r", "\v", "\f", "\u3000"} | frozenset("aAtToOqQfFiIhHuUnN[") | PICK1_ALL
 FIRST_FENCE = FIRST | {"`"}
+THOUGHT_FIRST = frozenset(DECORATION_CHARS + "tT思想")
+"""The characters a ``THOUGHT_LABEL`` match can start with (the pattern ignores case, and only "t" folds to "T")."""
 THOUGHT_LABEL = re.compile(
     "(?m)^" + DECORATION + "(?:thoughts|thought|thinking|思考|想法)" + AFTER_WORD + r"(?:\*\*(?=[ \t]|$)|[*_]{1,3}(?=[ \t]))?[ \t]?",
     re.IGNORECASE)
@@ -110,6 +112,8 @@ def strip_thought_labels(text: str) -> str:
         return THOUGHT_LABEL.sub("", text)
     if text.startswith("Thought: "):  # the usual thought: what the pattern removes, without a regex call
         return text[9:]
+    if text[:1] not in THOUGHT_FIRST:  # prose: no label can start here, no regex call
+        return text
     m = THOUGHT_LABEL.match(text)
     return text if m is None else text[m.end():]
 

@@ -154,7 +154,7 @@ def _done(turn: Turn, end: int, thought: Optional[str] = None, actions: tuple[Ac
     """The ``Step`` of ``turn``, trusted up to ``end`` (a module function, not a closure: one is built per parse)."""
     text = turn.text
     repairs = turn.repairs
-    if _has_text(text, end) and "dropped_tail" not in repairs:
+    if end < len(text) and _has_text(text, end) and "dropped_tail" not in repairs:  # most turns are read to their end
         repairs = [*repairs, "dropped_tail"]
     return Step(text, thought, actions, final_answer, error, tuple(repairs), end)  # positional: cheaper
 

@@ -64,7 +64,12 @@ def find_placeholder(value: Any) -> Optional[str]:
         return value if is_placeholder(value) else None
     if isinstance(value, dict):
         for v in value.values():
-            if isinstance(v, str) and is_placeholder(v):
+            if not isinstance(v, str):
+                continue
+            head = v[:2]
+            if head[:1].isalnum() and head.isascii() and head.lower() not in PHRASE_ASCII_PAIRS:
+                continue  # is_placeholder's first test, inlined: most values end here, with no call
+            if is_placeholder(v):
                 return v
     return None
 

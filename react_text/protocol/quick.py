@@ -21,6 +21,7 @@ from .labels import WALK_FIRST, WALK_NEXT
 from .names import clean_name
 from .placeholders import is_placeholder
 from .slots import check_name
+from .blobs import bare_blob
 from .turn import MAX_ACTIONS, Call, Reading, Turn, TurnError
 from .values import args_from_value, bare_line, quoted, read_structured
 from .walk import after_action, read_final
@@ -48,6 +49,8 @@ def quick(t: Turn) -> Optional[Reading]:
     text = t.text
     if not ENABLED or t.limit != len(text):  # a special token cuts the turn: the walk's business
         return None
+    if text.startswith(("{", "```")):
+        return _blob_turn(t)
     m = OPENING.match(text)  # the usual turn: its first or second line
     a = m.end() if m is not None else _after_prose(text)
     if a < 0:
@@ -122,6 +125,36 @@ def _actions(t: Turn, a: int) -> Optional[Reading]:
             break
     t.first_start = a
     return Reading(tuple(calls), None, calls[-1].end)
+
+
+def _blob_turn(t: Turn) -> Optional[Reading]:
+    """A turn that is one JSON action and nothing more, bare or in a ``` fence (what the JSON
+    dialects teach): read by the walk's own reader of the line, ``bare_blob``, without the walk.
+
+    The blob's line is the walk's first pick: a turn that opens with ``{``, or whose first line is
+    a fence opener (which holds no ``{``, so the walk does not pick it) over a line opening with
+    ``{``. Anything else (an error, prose after the blob, a blob that is no action) goes to the walk."""
+    text = t.text
+    i = 0
+    if not text.startswith("{"):
+        i = text.find("\n") + 1
+        opener = text[:i].strip()
+        if i == 0 or "{" in opener or opener.count("`") != 3 or not text.startswith("{", i):
+            return None
+    le = t.line_end(i)
+    try:
+        got = bare_blob(t, i, i, le)
+    except TurnError:
+        return _spoilt(t, True)
+    if got is None:
+        return _spoilt(t, True)
+    t.first_start = t.blob_line
+    if type(got) is str:  # a final answer
+        return Reading((), got, t.final_end)
+    end = got[-1].end
+    if len(got) > MAX_ACTIONS or not (end >= t.limit or text[end:].isspace()):
+        return _spoilt(t, True)
+    return Reading(tuple(got), None, end)
 
 
 def _input(t: Turn, p: int) -> Optional[tuple[Union[dict, str], int]]:

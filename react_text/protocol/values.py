@@ -39,7 +39,8 @@ def read_structured(t: Turn, pos: int) -> tuple[Any, int, int]:
     text = t.text
     if not text.startswith("```", pos):
         got = jsonish.read_value(text, pos, boundary=t.is_boundary, stop=t.limit, budget=t.budget)
-        t.add(*got.repairs)
+        if got.repairs:  # strict JSON (most inputs) mends nothing
+            t.add(*got.repairs)
         return got.value, pos, after_value(t, got.end, False)
     le = t.line_end(pos)
     start = t.first_char(pos + 3, le)
