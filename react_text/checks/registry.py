@@ -26,7 +26,8 @@ CheckName = Literal[
     "continuation", "arithmetic", "tool_choice", "held_call", "ungrounded", "no_fit",
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
-    "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls",
+    "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
+    "kept_values",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -72,6 +73,10 @@ CHECKS: tuple[Check, ...] = (
     Check("evidence", ("result",), "the result sentence that answers the question opens the next thought"),
     Check("more_calls", ("call",), "after a constrained turn's calls, the function-calling shim asks for the "
                                    "request's next call or its end, one step at a time (parallel tool calls)"),
+    Check("other_values", ("call",), "a more_calls step that writes a call again is asked once more, its "
+                                     "arguments held to the request's values no call used yet"),
+    Check("kept_values", ("call",), "a more_calls step call that swaps a value taken from the request for one "
+                                    "from nowhere ends the turn"),
 )
 """Every check, in the order they are tried within a stage."""
 

@@ -49,7 +49,7 @@ from .native import NATIVE, native_turn
 from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .next_calls import Asking, next_calls
+from .next_calls import Asking, next_calls, value_checks
 from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, next_call_grammar, turn_grammar
 
 __all__ = ["tool_calls"]
@@ -184,7 +184,7 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         calls=calls,
-        asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang),
+        asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang, conversation.question),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         situation=situation, checks=checks,
         turns_before=len(conversation.turns),
@@ -192,13 +192,17 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
 
 
 def _asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: Backend, grammar: str | None,
-            checks: frozenset[CheckName], calls: int, lang: str) -> Asking | None:
+            checks: frozenset[CheckName], calls: int, lang: str, question: str) -> Asking | None:
     """The ``more_calls`` check: after a constrained turn's calls, when the turn may hold several, ask for the
-    next one (``next_calls``); without a grammar the model's step could wander, so it is not asked."""
+    next one (``next_calls``, with ``other_values`` and ``kept_values`` as switched on); without a grammar
+    the model's step could wander, so it is not asked."""
     if "more_calls" not in checks or calls <= 1 or grammar is None or choice.mode == "none":
         return None
     step = next_call_grammar(template, offered, choice, backend)
-    return None if step is None else Asking(note=message(lang, "more_calls"), grammar=step, limit=calls)
+    if step is None:
+        return None
+    held, kept = value_checks(question, template, {t.name: t for t in offered}, choice, backend, checks)
+    return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept)
 
 
 def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:
