@@ -21,6 +21,7 @@ def test_the_kinds_a_request_marks_by_their_form() -> None:
     # a lone capitalised word opening a sentence or clause, a single letter, a unit after a number: no names
     assert not {"List", "Also", "I", "A.D"} & set(values.names)
     assert read_request("Washington D.C. and Oslo.").names == ("Washington D.C.", "Washington", "D.C.", "Oslo")
+    assert "May" not in read_request(FLIGHTS).names  # a lone capitalised word before a number: a date
 
 
 def test_a_repeat_is_held_to_the_values_no_call_used_and_only_the_kinds_that_have_them() -> None:
@@ -57,3 +58,4 @@ def test_a_value_from_nowhere_where_the_calls_before_took_one_from_the_request()
     assert not invented({"location": "Los Angeles", "hours": 3}, before, question)
     assert not invented({"location": "Seattle", "units": "celsius"}, [{"location": "Seattle", "units": "F"}], question)
     assert taken_from(3.0, question) and taken_from("los angeles", question) and not taken_from(True, question)
+    assert taken_from("next_3-hours", question)  # an identifier's separators read as the request's spaces

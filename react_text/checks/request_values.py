@@ -10,8 +10,9 @@ step call that swaps a value from the request for one from nowhere (``kept_value
 The kinds are those a request marks by their form, so a lone sentence of prose yields none: numbers
 (compared as numbers), quoted spans, codes (a token with a digit in it: ``XY1234``) and names (runs of
 capitalised words, ``Los Angeles County Court``, ``Treaty of Paris`` (``lexicon.en.NAME_JOINERS``); a lone capitalised word opening a
-sentence or clause, a single letter and a capitalised word right after a number, a unit such as
-``A.D``, are not names). Lower-case words are no kind: every request has many, so they tell nothing.
+sentence or clause, a single letter, a capitalised word right after a number (a unit such as ``A.D``)
+and a lone one right before a number (``May 3rd``) are not names). Lower-case words are no kind: every
+request has many, so they tell nothing.
 Pure functions over text.
 """
 
@@ -32,6 +33,8 @@ Kind = Literal["number", "quoted", "code", "name"]
 _QUOTED = regex.compile(r"""['"‘“「]([^'"’”」\n]{1,80})['"’”」]""")
 _TOKEN = regex.compile(r"[\p{L}\p{N}](?:[\p{L}\p{N}.&'’-]*[\p{L}\p{N}.])?")
 _CODE = regex.compile(r"\p{L}*\d[\p{L}\p{N}-]*")
+_NUMBER_NEXT = regex.compile(r"\s+\d")
+_SEPARATORS = regex.compile(r"[_\-]+")
 _OPENS_CLAUSE = regex.compile(r"(?:^|[.?!,;:]\s*)$")
 
 
@@ -65,7 +68,12 @@ def taken_from(value: Any, text: str) -> bool:
         return False
     if isinstance(value, (int, float)):
         return float(value) in read_request(text).numbers
-    return isinstance(value, str) and len(value.strip()) >= 2 and value.strip().casefold() in text.casefold()
+    return isinstance(value, str) and len(_fold(value)) >= 2 and _fold(value) in _fold(text)
+
+
+def _fold(text: str) -> str:
+    """``text`` as values are compared: letter case aside, ``_`` and ``-`` read as spaces ("trial_date")."""
+    return " ".join(_SEPARATORS.sub(" ", text).casefold().split())
 
 
 def kind_of(value: Any, values: RequestValues) -> Kind | None:
@@ -74,9 +82,9 @@ def kind_of(value: Any, values: RequestValues) -> Kind | None:
         return None
     if isinstance(value, (int, float)):
         return "number" if float(value) in values.numbers else None
-    folded = value.strip().casefold()
+    folded = _fold(value)
     for kind in ("quoted", "code", "name"):
-        if any(folded == v.casefold() for v in values.of(kind)):  # type: ignore[arg-type]
+        if any(folded == _fold(v) for v in values.of(kind)):  # type: ignore[arg-type]
             return kind  # type: ignore[return-value]
     return None
 
@@ -85,9 +93,10 @@ def held_values(calls: Sequence[tuple[str, Mapping[str, Any]]], tool: str, schem
                 text: str) -> dict[str, list[Any]] | None:
     """For a step that wrote a call of ``tool`` again: the values each argument the tool's calls took from
     the request may take in the next call, or None when the request holds no value of those arguments'
-    kinds that ``calls`` left unused (the repeat then means the request is covered).
+    kinds that the calls of ``tool`` left unused (the repeat then means the request is covered; another
+    tool may still take the values: "life expectancy and GDP in 1900 and 1950").
 
-    Only the arguments of a kind with a value no call used are held, each to its kind's values that no
+    Only the arguments of a kind with a value no call of ``tool`` used are held, each to its kind's values that no
     call of ``tool`` passed to it (a flight's next departure may be the first one's destination); the rest
     stay free, so a value every call shares ("the same company") is kept. Every call of ``tool`` passed
     each held argument another value, so the held call is new."""
@@ -99,7 +108,7 @@ def held_values(calls: Sequence[tuple[str, Mapping[str, Any]]], tool: str, schem
         found = {kind_of(args[key], values) for args in own if key in args} - {None}
         if len(found) == 1:
             kinds[key] = found.pop()
-    used = [v for _, args in calls for v in args.values()]
+    used = [v for args in own for v in args.values()]
     open_kinds = {kind for kind in set(kinds.values()) if any(_unused(c, used) for c in values.of(kind))}
     held = {}
     for key, kind in kinds.items():
@@ -145,7 +154,8 @@ def _names(text: str, tokens: Sequence[Any]) -> list[str]:
     for run in runs:
         while not run[-1][0][0].isupper():
             run = run[:-1]
-        if len(run) == 1 and (len(run[0][0]) == 1 or _OPENS_CLAUSE.search(text[:run[0].start()])):
+        if len(run) == 1 and (len(run[0][0]) == 1 or _OPENS_CLAUSE.search(text[:run[0].start()])
+                              or _NUMBER_NEXT.match(text, run[0].end())):
             continue
         for i in range(len(run)):
             for j in range(len(run), i, -1):
