@@ -26,7 +26,7 @@ from ..checks.hold import held_schema
 from .request import ToolChoice
 from .verdict import judge, next_call_grammar
 
-__all__ = ["Asking", "next_calls", "value_checks"]
+__all__ = ["Asking", "MoreCalls", "next_calls", "value_checks"]
 
 Complete = Callable[[str, Optional[str]], str]
 """The model: (prompt, grammar) -> the text it writes after the prompt."""
@@ -67,15 +67,23 @@ def value_checks(question: str, template: Any, tools: Mapping[str, Any], choice:
     return (held if "other_values" in checks else None), (kept if "kept_values" in checks else None)
 
 
+@dataclass(frozen=True)
+class MoreCalls:
+    """The turn's calls with those the steps added, and the checks that acted on the steps, once per act."""
+
+    calls: Calls
+    acted: tuple[str, ...] = ()
+
+
 def next_calls(calls: tuple[tuple[str, dict], ...], prompt: str, n: int, complete: Complete, asking: Asking, *,
                template: Any, tools: Mapping[str, Any], choice: ToolChoice, example: str,
-               lang: str | None) -> tuple[tuple[str, dict], ...]:
+               lang: str | None) -> MoreCalls:
     """``calls`` (written in turn ``n``, whose text ends ``prompt``) and the calls the next steps add.
 
     Each step appends the note as turn ``n``'s observation and lets the model write turn ``n + 1``: a
     call no earlier step made is kept and asked after in turn; anything else ends the turn.
     """
-    made = list(calls)
+    made, acted = list(calls), []
     schemas = {name: tool.parameters for name, tool in tools.items()}
 
     def ask(text: str, grammar: str | None) -> tuple[Any, list[tuple[str, dict]]]:
@@ -89,14 +97,16 @@ def next_calls(calls: tuple[tuple[str, dict], ...], prompt: str, n: int, complet
         step, written = ask(prompt, asking.grammar)
         again = asking.held(tuple(made), written[0][0]) if asking.held and written and written[0] in made else None
         if again is not None:
+            acted.append("other_values")
             step, written = ask(prompt, again)
         fresh = [call for call in written if call not in made]
         if asking.kept is not None:
-            fresh = fresh[:next((i for i, call in enumerate(fresh) if not asking.kept(tuple(made), call)),
-                                len(fresh))]
+            stands = next((i for i, call in enumerate(fresh) if not asking.kept(tuple(made), call)), len(fresh))
+            acted += ["kept_values"] * (stands < len(fresh))
+            fresh = fresh[:stands]
         made += fresh[:asking.limit - len(made)]
         if not fresh or len(fresh) < len(written):
             break
         prefix = template.turn_prefix(n)
         prompt += step.text[len(prefix): max(step.end, len(prefix))]
-    return tuple(made)
+    return MoreCalls(tuple(made), tuple(acted))

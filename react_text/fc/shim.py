@@ -140,7 +140,7 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     verdict, thought = attempts.run(max_retries)
     result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
                        messages, parallel_tool_calls, max_retries)
-    return replace(result, more_calls=attempts.more_calls)
+    return replace(result, more_calls=attempts.more_calls, step_checks=attempts.step_checks)
 
 
 # --- one turn, with its retries -----------------------------------------------------
@@ -261,6 +261,7 @@ class _Attempts:
         self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
         self.accepted = ""  # the text of the turn whose verdict stands, as the prompt goes on after it
         self.more_calls = 0  # calls the steps after that turn added (``next_calls``)
+        self.step_checks: tuple[str, ...] = ()  # the checks that acted on those steps
         self.held: str | None = None  # the next turn's grammar after a correction that names the tool (``_guarded``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -291,11 +292,11 @@ class _Attempts:
         def complete(prompt: str, grammar: str | None) -> str:
             return self._complete(prompt, grammar, None)
 
-        calls = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
+        more = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
                           template=r.template, tools=r.by_name, choice=r.choice, example=r.example,
                           lang=r.situation.lang)
-        self.more_calls = len(calls) - len(verdict.calls)
-        return replace(verdict, calls=calls)
+        self.more_calls, self.step_checks = len(more.calls) - len(verdict.calls), more.acted
+        return replace(verdict, calls=more.calls)
 
     def _attempt(self) -> tuple[Verdict, str | None, bool]:
         """One try: (verdict, thought, done). When not done, the problem is in the prompt now."""
