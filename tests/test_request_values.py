@@ -35,6 +35,10 @@ def test_a_repeat_is_held_to_the_values_no_call_used_and_only_the_kinds_that_hav
     lawsuits = "List all cases against a company named 'Dara Inc' filed in 2019, also those filed in 2018."
     schema = {"properties": {"company": {"type": "string"}, "year": {"type": "integer"}}}
     assert held_values((("find", {"company": "Dara Inc", "year": 2019}),), "find", schema, lawsuits) == {"year": [2018]}
+    # another tool's call used the rest: the request is covered, not asking for a second investment
+    trades = (("invest", {"company": "Google", "amount": 2000}), ("withdraw", {"company": "Apple", "amount": 1000}))
+    assert held_values(trades, "invest", schema | {"properties": {"company": {}, "amount": {}}},
+                       "Invest $2000 in Google and withdraw $1000 from Apple.") is None
 
 
 def test_a_held_argument_may_take_a_value_another_argument_had() -> None:

@@ -93,10 +93,11 @@ def held_values(calls: Sequence[tuple[str, Mapping[str, Any]]], tool: str, schem
                 text: str) -> dict[str, list[Any]] | None:
     """For a step that wrote a call of ``tool`` again: the values each argument the tool's calls took from
     the request may take in the next call, or None when the request holds no value of those arguments'
-    kinds that the calls of ``tool`` left unused (the repeat then means the request is covered; another
-    tool may still take the values: "life expectancy and GDP in 1900 and 1950").
+    kinds that ``calls`` left unused (the repeat then means the request is covered). Used by any call,
+    not only by ``tool``'s: "invest $2000 in Google and withdraw $1000 from Apple" is covered by one call
+    of each tool, not asking for a second investment in Apple.
 
-    Only the arguments of a kind with a value no call of ``tool`` used are held, each to its kind's values that no
+    Only the arguments of a kind with a value no call used are held, each to its kind's values that no
     call of ``tool`` passed to it (a flight's next departure may be the first one's destination); the rest
     stay free, so a value every call shares ("the same company") is kept. Every call of ``tool`` passed
     each held argument another value, so the held call is new."""
@@ -108,7 +109,7 @@ def held_values(calls: Sequence[tuple[str, Mapping[str, Any]]], tool: str, schem
         found = {kind_of(args[key], values) for args in own if key in args} - {None}
         if len(found) == 1:
             kinds[key] = found.pop()
-    used = [v for args in own for v in args.values()]
+    used = [v for _, args in calls for v in args.values()]
     open_kinds = {kind for kind in set(kinds.values()) if any(_unused(c, used) for c in values.of(kind))}
     held = {}
     for key, kind in kinds.items():
