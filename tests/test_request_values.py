@@ -50,6 +50,11 @@ def test_a_held_argument_may_take_a_value_another_argument_had() -> None:
 
 
 def test_one_call_that_used_every_value_of_its_kinds_is_never_held() -> None:
+    roots = "Find the roots of a quadratic equation with coefficients a=1, b=-3, c=2."
+    assert read_request(roots).numbers == (1.0, -3.0, 2.0)  # -3 is not 3: no value is left unused
+    assert held_values((("roots", {"a": 1, "b": -3, "c": 2}),), "roots", {"properties": {"a": {}, "b": {}, "c": {}}},
+                       roots) is None
+    assert read_request("From 10-20 on 2022-05-03.").numbers == (10.0, 20.0, 2022.0, 5.0, 3.0)
     assert held_values((("hcf", {"a": 36, "b": 24}),), "hcf", {"properties": {"a": {}, "b": {}}},
                        "Find the highest common factor of 36 and 24.") is None
     assert held_values((("gcd", {"a": 36}),), "gcd", {"properties": {"a": {}}}, "What is the GCD? Say so.") is None

@@ -8,7 +8,7 @@ request's other values of the same kind that no call has used yet (``Oslo``). Th
 step call that swaps a value from the request for one from nowhere (``kept_values``).
 
 The kinds are those a request marks by their form, so a lone sentence of prose yields none: numbers
-(compared as numbers), quoted spans, codes (a token with a digit in it: ``XY1234``) and names (runs of
+(compared as numbers, with their sign), quoted spans, codes (a token with a digit in it: ``XY1234``) and names (runs of
 capitalised words, ``Los Angeles County Court``, ``Treaty of Paris`` (``lexicon.en.NAME_JOINERS``); a lone capitalised word opening a
 sentence or clause, a single letter, a capitalised word right after a number (a unit such as ``A.D``)
 and a lone one right before a number (``May 3rd``) are not names). Lower-case words are no kind: every
@@ -33,6 +33,8 @@ Kind = Literal["number", "quoted", "code", "name"]
 _QUOTED = regex.compile(r"""['"‘“「]([^'"’”」\n]{1,80})['"’”」]""")
 _TOKEN = regex.compile(r"[\p{L}\p{N}](?:[\p{L}\p{N}.&'’-]*[\p{L}\p{N}.])?")
 _CODE = regex.compile(r"\p{L}*\d[\p{L}\p{N}-]*")
+_SIGNED = regex.compile(rf"(?:(?<![\p{{L}}\p{{N}}])[-−])?{NUMBER.pattern}")
+"""A number with its sign: ``b=-3`` is -3, but ``10-20`` is 10 and 20 and a date's ``-05`` is 5."""
 _NUMBER_NEXT = regex.compile(r"\s+\d")
 _SEPARATORS = regex.compile(r"[_\-]+")
 _OPENS_CLAUSE = regex.compile(r"(?:^|[.?!,;:]\s*)$")
@@ -53,7 +55,7 @@ class RequestValues:
 
 def read_request(text: str) -> RequestValues:
     """The candidate values ``text`` spells out."""
-    numbers = [_number(raw) for raw in NUMBER.findall(text)]
+    numbers = [_number(m[0]) for m in _SIGNED.finditer(text)]
     quoted = [m[1].strip() for m in _QUOTED.finditer(text) if m[1].strip()]
     tokens = list(_TOKEN.finditer(text))
     codes = [_word(t[0]) for t in tokens if _CODE.fullmatch(_word(t[0]))]
@@ -173,7 +175,7 @@ def _word(text: str) -> str:
 
 def _number(raw: str) -> float | None:
     try:
-        return float(raw.replace(",", "").rstrip("."))
+        return float(raw.replace(",", "").replace("−", "-").rstrip("."))
     except ValueError:
         return None
 
