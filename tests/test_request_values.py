@@ -54,6 +54,9 @@ def test_one_call_that_used_every_value_of_its_kinds_is_never_held() -> None:
     assert read_request(roots).numbers == (1.0, -3.0, 2.0)  # -3 is not 3: no value is left unused
     assert held_values((("roots", {"a": 1, "b": -3, "c": 2}),), "roots", {"properties": {"a": {}, "b": {}, "c": {}}},
                        roots) is None
+    villa = "Find a 3 bedroom villa within $300,000 to $400,000 budget in San Diego."
+    call = ("find", {"bedrooms": 3, "budget": {"min": 300000, "max": 400000}})  # nested values are used too
+    assert held_values((call,), "find", {"properties": {"bedrooms": {}, "budget": {}}}, villa) is None
     assert read_request("From 10-20 on 2022-05-03.").numbers == (10.0, 20.0, 2022.0, 5.0, 3.0)
     assert held_values((("hcf", {"a": 36, "b": 24}),), "hcf", {"properties": {"a": {}, "b": {}}},
                        "Find the highest common factor of 36 and 24.") is None

@@ -111,7 +111,7 @@ def held_values(calls: Sequence[tuple[str, Mapping[str, Any]]], tool: str, schem
         found = {kind_of(args[key], values) for args in own if key in args} - {None}
         if len(found) == 1:
             kinds[key] = found.pop()
-    used = [v for _, args in calls for v in args.values()]
+    used = [v for _, args in calls for v in _leaves(args)]
     open_kinds = {kind for kind in set(kinds.values()) if any(_unused(c, used) for c in values.of(kind))}
     held = {}
     for key, kind in kinds.items():
@@ -132,6 +132,16 @@ def invented(call: Mapping[str, Any], before: Sequence[Mapping[str, Any]], text:
         if any(key in args and taken_from(args[key], text) for args in before) and not taken_from(value, text):
             return True
     return False
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The plain values inside a call's arguments, nested objects and lists included (a budget's min and
+    max are values the call used)."""
+    if isinstance(value, Mapping):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
 
 
 def _names(text: str, tokens: Sequence[Any]) -> list[str]:
