@@ -64,9 +64,10 @@ def test_the_registry_holds_every_name_once_and_describe_reads_back() -> None:
 
 def test_a_check_is_off_by_default_only_as_measured() -> None:
     """Off by default: the ten that lost no task when switched off, on the test split and the held-out set
-    (docs/checks.md). The checks the shim also uses stay on until the shim's own ablation."""
+    (docs/checks.md), and other_values, which lost BFCL items it acted on beyond the tuning ones
+    (results/bfcl/parallel2). The checks the shim also uses stay on until the shim's own ablation."""
     assert OFF_BY_DEFAULT == {"tool_error", "question_back", "expression", "echo", "off_quote", "rounding",
-                              "after_failure", "copied_example", "example_value", "second_look"}
+                              "after_failure", "copied_example", "example_value", "second_look", "other_values"}
     assert {"tool_choice", "ungrounded", "no_fit", "no_observation"} <= DEFAULT_CHECKS
     assert DEFAULT_CHECKS | OFF_BY_DEFAULT == ALL_CHECKS
     assert in_order("call") == ("arithmetic", "tool_choice", "held_call", "ungrounded", "no_fit", "more_calls",
