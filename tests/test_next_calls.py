@@ -78,3 +78,30 @@ def test_the_switch_and_what_it_needs_a_grammar_several_calls_and_a_call() -> No
     backend = ScriptedBackend([WEATHER_TURN, " Money." + MONEY], supports_grammar=True)
     out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, tool_choice=named)
     assert _cities(out) == ["Paris"] and not grammar_matches(backend.calls[1].grammar, " Money." + MONEY)
+
+
+def test_a_call_written_again_is_asked_once_more_held_to_the_request_values_no_call_used() -> None:
+    """``other_values`` (off by default): the model copies its first call; asked again under a grammar that
+    holds the city to the request's names no call used, it writes the next one; once none is left, a repeat
+    ends the turn."""
+    backend = ScriptedBackend([WEATHER_TURN, WEATHER_TURN, OSLO, WEATHER_TURN], supports_grammar=True)
+    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks="+other_values")
+    assert _cities(out) == ["Paris", "Oslo"] and backend.remaining == 0 and out["step_checks"] == ["other_values"]
+    repeat, held, last = backend.calls[1:]
+    assert held.prompt == repeat.prompt and held.grammar != repeat.grammar  # the same step, asked again
+    assert grammar_matches(held.grammar, OSLO) and grammar_matches(held.grammar, END)
+    assert not grammar_matches(held.grammar, WEATHER_TURN) and grammar_matches(held.grammar, " Money." + MONEY)
+    assert last.grammar == repeat.grammar
+    off = ScriptedBackend([WEATHER_TURN, WEATHER_TURN, OSLO], supports_grammar=True)
+    assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=off)) == ["Paris"]  # off by default
+    assert off.remaining == 1
+
+
+def test_a_step_call_with_a_value_from_nowhere_where_the_request_gave_one_ends_the_turn() -> None:
+    """``kept_values``: Paris came from the request, Lisbon from nowhere: the model went past the request."""
+    lisbon = ' Lisbon.\nAction: get_weather\nAction Input: {"city": "Lisbon"}'
+    for checks, cities, acted in (("default", ["Paris", "Oslo"], ["kept_values"]),
+                                  ("-kept_values", ["Paris", "Oslo", "Lisbon"], None)):
+        backend = ScriptedBackend([WEATHER_TURN, OSLO, lisbon, END], supports_grammar=True)
+        out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=checks)
+        assert _cities(out) == cities and out.get("step_checks") == acted

@@ -42,10 +42,12 @@ def held_grammar(hold: str, tools: Sequence[Any], dialect: str, backend: Any, *,
         return None
 
 
-def held_schema(schema: Mapping[str, Any], values: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
-    """``schema`` with each named argument it has limited to its listed values, and required."""
+def held_schema(schema: Mapping[str, Any], values: Sequence[tuple[str, Sequence[Any]]]) -> dict[str, Any]:
+    """``schema`` with each named argument it has limited to its listed values (strings or numbers), and
+    required."""
     properties = dict(schema.get("properties") or {})
     held = {name: list(allowed) for name, allowed in values if name in properties}
-    properties.update({name: {"type": "string", "enum": allowed} for name, allowed in held.items()})
+    properties.update({name: {"type": "string", "enum": allowed} if all(isinstance(v, str) for v in allowed)
+                       else {"enum": allowed} for name, allowed in held.items()})
     required = list(dict.fromkeys([*(schema.get("required") or []), *held]))
     return {**schema, "properties": properties, "required": required}

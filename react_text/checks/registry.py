@@ -11,7 +11,11 @@ by default when switching it off lost no task on the shipped suites' test split 
 written apart from the engine (Qwen2.5-Coder-0.5B, ``compare --ablate``). The four that also act in
 the function-calling shim (tool_choice, ungrounded, no_fit, no_observation) stay on until the shim's own
 ablation says otherwise. ``more_calls`` acts in the shim alone and is on: on BFCL's non-live items it gained
-4 of 100 and lost none (``results/bfcl/parallel/``; on the held-out live ones it lost 1 of 40).
+4 of 100 and lost none (``results/bfcl/parallel/``; on the held-out live ones it lost 1 of 40). On its
+steps, ``kept_values`` is on (BFCL: 4 of 20 tuning items and 1 of the first 10 gained, none lost) and
+``other_values`` off (2 tuning items gained, but on the reported items it gained none and cost a call
+too many where the request names a thing no argument takes: "on Mars if my weight on Earth is 70 kg";
+``results/bfcl/parallel2/``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ CheckName = Literal[
     "continuation", "arithmetic", "tool_choice", "held_call", "ungrounded", "no_fit",
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
-    "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls",
+    "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
+    "kept_values",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -72,6 +77,10 @@ CHECKS: tuple[Check, ...] = (
     Check("evidence", ("result",), "the result sentence that answers the question opens the next thought"),
     Check("more_calls", ("call",), "after a constrained turn's calls, the function-calling shim asks for the "
                                    "request's next call or its end, one step at a time (parallel tool calls)"),
+    Check("other_values", ("call",), "a more_calls step that writes a call again is asked once more, its "
+                                     "arguments held to the request's values no call used yet"),
+    Check("kept_values", ("call",), "a more_calls step call that swaps a value taken from the request for one "
+                                    "from nowhere ends the turn"),
 )
 """Every check, in the order they are tried within a stage."""
 
@@ -81,6 +90,7 @@ OFF_BY_DEFAULT: frozenset[CheckName] = frozenset({
     "tool_error", "question_back", "expression", "echo",  # never fired on the test split or the held-out set
     "off_quote", "rounding", "after_failure", "copied_example",  # fired, and no result moved when off
     "example_value", "second_look",  # off gained a task (test; held-out) and lost none
+    "other_values",  # BFCL: +2 on the tuning items, none on the reported ones, where it lost (results/bfcl/parallel2)
 })
 DEFAULT_CHECKS: frozenset[CheckName] = ALL_CHECKS - OFF_BY_DEFAULT
 _NAMES: tuple[CheckName, ...] = get_args(CheckName)

@@ -6,6 +6,12 @@ Oslo alone). Shown that call noted, and asked whether the request wants another,
 one or ends under its final-answer label. Each step is the model's own decision, so a request that
 asks for one thing stays one call; a turn that declines (no call) never gets here. Calls keep the
 order they were written in; a call written again, an unusable step or an answer ends the turn.
+
+Two checks read the request's values (``checks.request_values``). ``other_values``: a step that writes a
+call again is asked once more, the call's arguments held to the request's values no call used yet (the
+model copies its first call; the repeat ends the turn only when nothing in the request is left).
+``kept_values``: a step call that swaps a value the calls before it took from the request for one from
+nowhere ends the turn (the model has gone past the request: ``Lisbon`` after "Seattle and Los Angeles").
 """
 
 from __future__ import annotations
@@ -13,14 +19,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
+from ..checks.request_values import held_values, invented
+from ..grammar.tool_shapes import ToolShape
 from ..prompting.opening import parse_turn
+from ..checks.hold import held_schema
 from .request import ToolChoice
-from .verdict import judge
+from .verdict import judge, next_call_grammar
 
-__all__ = ["Asking", "next_calls"]
+__all__ = ["Asking", "MoreCalls", "next_calls", "value_checks"]
 
 Complete = Callable[[str, Optional[str]], str]
 """The model: (prompt, grammar) -> the text it writes after the prompt."""
+Calls = tuple[tuple[str, dict], ...]
+Held = Callable[[Calls, str], Optional[str]]
+"""(the calls so far, the tool a step wrote again) -> the grammar of that step asked again, or None."""
+Kept = Callable[[Calls, tuple[str, dict]], bool]
+"""(the calls so far, a step's new call) -> whether it may stand."""
 
 
 @dataclass(frozen=True)
@@ -31,28 +45,68 @@ class Asking:
     note: str
     grammar: str | None
     limit: int  # the most calls the turn may hold in all
+    held: Held | None = None  # ``other_values``; None: a call written again ends the turn
+    kept: Kept | None = None  # ``kept_values``; None: every new call stands
+
+
+def value_checks(question: str, template: Any, tools: Mapping[str, Any], choice: ToolChoice, backend: Any,
+                 checks: Any) -> tuple[Held | None, Kept | None]:
+    """The ``other_values`` and ``kept_values`` checks for ``question``'s request, as switched on."""
+
+    def held(calls: Calls, tool: str) -> str | None:
+        values = held_values(calls, tool, tools[tool].parameters, question)
+        if values is None:
+            return None
+        shapes = [ToolShape(t.name, held_schema(t.parameters, tuple(values.items())) if t.name == tool
+                            else t.parameters) for t in tools.values()]
+        return next_call_grammar(template, shapes, choice, backend)
+
+    def kept(calls: Calls, call: tuple[str, dict]) -> bool:
+        return not invented(call[1], [args for name, args in calls if name == call[0]], question)
+
+    return (held if "other_values" in checks else None), (kept if "kept_values" in checks else None)
+
+
+@dataclass(frozen=True)
+class MoreCalls:
+    """The turn's calls with those the steps added, and the checks that acted on the steps, once per act."""
+
+    calls: Calls
+    acted: tuple[str, ...] = ()
 
 
 def next_calls(calls: tuple[tuple[str, dict], ...], prompt: str, n: int, complete: Complete, asking: Asking, *,
                template: Any, tools: Mapping[str, Any], choice: ToolChoice, example: str,
-               lang: str | None) -> tuple[tuple[str, dict], ...]:
+               lang: str | None) -> MoreCalls:
     """``calls`` (written in turn ``n``, whose text ends ``prompt``) and the calls the next steps add.
 
     Each step appends the note as turn ``n``'s observation and lets the model write turn ``n + 1``: a
     call no earlier step made is kept and asked after in turn; anything else ends the turn.
     """
-    made = list(calls)
+    made, acted = list(calls), []
     schemas = {name: tool.parameters for name, tool in tools.items()}
+
+    def ask(text: str, grammar: str | None) -> tuple[Any, list[tuple[str, dict]]]:
+        step = parse_turn(template, complete(text, grammar), n, schemas, prose="final", lang=lang)
+        verdict = judge(step, tools, choice, example)
+        return step, list(verdict.calls)
+
     while len(made) < asking.limit:
         prompt += template.observation(asking.note, n)
         n += 1
-        text = complete(prompt, asking.grammar)
-        step = parse_turn(template, text, n, schemas, prose="final", lang=lang)
-        verdict = judge(step, tools, choice, example)
-        fresh = [call for call in verdict.calls if call not in made]
+        step, written = ask(prompt, asking.grammar)
+        again = asking.held(tuple(made), written[0][0]) if asking.held and written and written[0] in made else None
+        if again is not None:
+            acted.append("other_values")
+            step, written = ask(prompt, again)
+        fresh = [call for call in written if call not in made]
+        if asking.kept is not None:
+            stands = next((i for i, call in enumerate(fresh) if not asking.kept(tuple(made), call)), len(fresh))
+            acted += ["kept_values"] * (stands < len(fresh))
+            fresh = fresh[:stands]
         made += fresh[:asking.limit - len(made)]
-        if not fresh or len(fresh) < len(verdict.calls):
+        if not fresh or len(fresh) < len(written):
             break
         prefix = template.turn_prefix(n)
-        prompt += (prefix + text)[len(prefix): max(step.end, len(prefix))]
-    return tuple(made)
+        prompt += step.text[len(prefix): max(step.end, len(prefix))]
+    return MoreCalls(tuple(made), tuple(acted))

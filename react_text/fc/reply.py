@@ -40,6 +40,8 @@ class ShimResult:
     """The protocol that wrote the turn and why it was chosen (``template="auto"``), when one was chosen."""
     more_calls: int = 0
     """How many of ``calls`` the steps after the turn added (``next_calls``): a trace tells them apart."""
+    step_checks: tuple[str, ...] = ()
+    """The checks that acted on those steps, once per act (``other_values``, ``kept_values``)."""
 
     @property
     def finish_reason(self) -> str:
@@ -61,6 +63,8 @@ class ShimResult:
             out["template"] = dict(self.template)
         if self.more_calls:
             out["more_calls"] = self.more_calls
+        if self.step_checks:
+            out["step_checks"] = list(self.step_checks)
         return out
 
 

@@ -49,7 +49,7 @@ from .native import NATIVE, native_turn
 from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .next_calls import Asking, next_calls
+from .next_calls import Asking, next_calls, value_checks
 from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, next_call_grammar, turn_grammar
 
 __all__ = ["tool_calls"]
@@ -140,7 +140,7 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     verdict, thought = attempts.run(max_retries)
     result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
                        messages, parallel_tool_calls, max_retries)
-    return replace(result, more_calls=attempts.more_calls)
+    return replace(result, more_calls=attempts.more_calls, step_checks=attempts.step_checks)
 
 
 # --- one turn, with its retries -----------------------------------------------------
@@ -184,7 +184,7 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         calls=calls,
-        asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang),
+        asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang, conversation.question),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         situation=situation, checks=checks,
         turns_before=len(conversation.turns),
@@ -192,13 +192,17 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
 
 
 def _asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: Backend, grammar: str | None,
-            checks: frozenset[CheckName], calls: int, lang: str) -> Asking | None:
+            checks: frozenset[CheckName], calls: int, lang: str, question: str) -> Asking | None:
     """The ``more_calls`` check: after a constrained turn's calls, when the turn may hold several, ask for the
-    next one (``next_calls``); without a grammar the model's step could wander, so it is not asked."""
+    next one (``next_calls``, with ``other_values`` and ``kept_values`` as switched on); without a grammar
+    the model's step could wander, so it is not asked."""
     if "more_calls" not in checks or calls <= 1 or grammar is None or choice.mode == "none":
         return None
     step = next_call_grammar(template, offered, choice, backend)
-    return None if step is None else Asking(note=message(lang, "more_calls"), grammar=step, limit=calls)
+    if step is None:
+        return None
+    held, kept = value_checks(question, template, {t.name: t for t in offered}, choice, backend, checks)
+    return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept)
 
 
 def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:
@@ -257,6 +261,7 @@ class _Attempts:
         self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
         self.accepted = ""  # the text of the turn whose verdict stands, as the prompt goes on after it
         self.more_calls = 0  # calls the steps after that turn added (``next_calls``)
+        self.step_checks: tuple[str, ...] = ()  # the checks that acted on those steps
         self.held: str | None = None  # the next turn's grammar after a correction that names the tool (``_guarded``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -287,11 +292,11 @@ class _Attempts:
         def complete(prompt: str, grammar: str | None) -> str:
             return self._complete(prompt, grammar, None)
 
-        calls = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
+        more = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
                           template=r.template, tools=r.by_name, choice=r.choice, example=r.example,
                           lang=r.situation.lang)
-        self.more_calls = len(calls) - len(verdict.calls)
-        return replace(verdict, calls=calls)
+        self.more_calls, self.step_checks = len(more.calls) - len(verdict.calls), more.acted
+        return replace(verdict, calls=more.calls)
 
     def _attempt(self) -> tuple[Verdict, str | None, bool]:
         """One try: (verdict, thought, done). When not done, the problem is in the prompt now."""

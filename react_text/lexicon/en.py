@@ -60,3 +60,6 @@ REFUSALS: tuple[str, ...] = (
     r"(?:i|we) (?:don't|do not) have",
 )
 """Phrases that decline to answer, as regex fragments matched between word boundaries."""
+
+NAME_JOINERS = frozenset("of de la le du da di del von van der".split())
+"""Lower-case words that join the capitalised parts of one name ("Treaty of Paris", "Ludwig van Beethoven")."""
