@@ -422,6 +422,9 @@ def test_truncated_input_is_an_error_not_a_shorter_call(text: str) -> None:
 def test_missing_answer() -> None:
     assert error_code(parse("Thought: ok\nFinal Answer:", TOOLS)) == "missing_answer"
     assert error_code(parse("Action 2: Finish[]", TOOLS)) == "missing_answer"
+    # the final answer named as an XML tool with no input: no sentinel object in the message
+    step = parse("<tool>Final Answer</tool>", TOOLS)
+    assert error_code(step) == "missing_answer" and "object at" not in step.error.message
 
 
 def test_stray_input_and_none_action() -> None:

@@ -65,6 +65,8 @@ def read_xml(t: Turn) -> Optional[Reading]:
     t.first_start = tag
     if ti < 0:
         tool = check_name(t, name, name_end)
+        if tool is FINAL:  # the final answer named as a tool, with nothing to say
+            raise TurnError("missing_answer", feedback.missing_answer(t.voice), name_end + len("</tool>"))
         raise TurnError("missing_input", feedback.missing_input(t.voice, str(tool)), name_end + len("</tool>"),
                         detail=str(tool))
     start = ti + len("<tool_input>")
