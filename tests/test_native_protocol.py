@@ -120,6 +120,18 @@ def test_the_grammar_is_the_model_s_own_call_format_with_the_tool_s_schema() -> 
     assert grammar_matches(build_grammar("native", TOOLS), "It is sunny.")
 
 
+def test_the_grammar_admits_the_call_in_a_json_fence_too_and_it_comes_back_as_the_call() -> None:
+    """A model that writes its calls fenced (the coder 0.5B, unconstrained) found only the one-line answer
+    open after ```json under the grammar, and its call ended as the text "```json"."""
+    fenced = '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```'
+    b = backend([fenced], supports_grammar=True)
+    out = tool_calls(QUESTION, TOOLS, backend=b, template="native", constrain=True)
+    grammar = b.calls[0].grammar
+    assert grammar_matches(grammar, fenced) and grammar_matches(grammar, "It is sunny.")
+    assert not grammar_matches(grammar, fenced.replace('"Paris"', "3"))  # the schema holds inside the fence
+    assert [c["function"]["name"] for c in out["message"]["tool_calls"]] == ["get_weather"]
+
+
 def test_auto_picks_native_for_a_template_with_tools_else_classic_and_says_why() -> None:
     out = tool_calls(QUESTION, TOOLS, backend=backend([TWO_CALLS]))
     assert out["template"]["name"] == "native" and "tools block" in out["template"]["why"]

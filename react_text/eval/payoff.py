@@ -120,7 +120,7 @@ def payoff_markdown(found: Sequence[ModelPayoff]) -> list[str]:
     out = ["## Does the agent pay?", "",
            "The best agent template against the best no-agent baseline of the same model "
            "(`rag`: one search with the question, one prompt; `rag+calc`: plus one calculator pass; `direct`: "
-           "the question alone; `plain`: one `[func(a=1)]` reply, its calls run), on the same tasks. Seconds "
+           "the question alone; `plain`: one prompt asking for the calls as `[func(a=1)]`, BFCL's own on a BFCL suite, its calls run), on the same tasks. Seconds "
            "depend on how busy the machine was; model calls and tokens do not.", ""]
     for m in found:
         b = m.best

@@ -182,8 +182,12 @@ class NativeForm(DialectForm):
         alts: list[Term] = []
         if actions:
             ws = parts.rules.ws()
-            alts.append(sequence(Lit('<tool_call>\n{'), ws, Lit('"name"'), ws, Lit(":"), ws, group(alt(actions)), ws,
-                                 Lit("}\n</tool_call>")))
+            body = parts.rules.rule("native-call", sequence(ws, Lit('"name"'), ws, Lit(":"), ws, group(alt(actions)), ws))
+            alts.append(sequence(Lit('<tool_call>\n{'), body, Lit("}\n</tool_call>")))
+            # The same call in a ```json fence, which the tolerant reader takes as the call too: a model that
+            # writes its calls fenced (the coder 0.5B does, unconstrained) would otherwise find only the
+            # one-line answer open after its "```json" and end the turn there, a call turned into prose.
+            alts.append(sequence(Lit('```json\n{'), body, Lit("}\n```")))
         if allow_final:
             alts.append(self.final(parts))
         return alt(alts)
