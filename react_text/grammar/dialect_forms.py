@@ -164,10 +164,13 @@ class PaperForm(DialectForm):
 
 @dataclass(frozen=True)
 class NativeForm(DialectForm):
-    """The chat template's own ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``, or the answer as plain
-    text; no thought line. One call: on Qwen2.5-coder-0.5B a grammar that let a second call follow made the
-    model write call after call (its own ``<|im_end|>`` after the first is what it is trained on, but a
-    refused fence-closing token sent it on); parallel calls are read from unconstrained turns."""
+    """The chat template's own ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``, the same call in a
+    ```` ```json ```` fence, or the answer as plain text; no thought line. The fence because the tolerant
+    reader takes it as the call, and a model that fences its calls (the coder 0.5B, unconstrained) otherwise
+    finds only the one-line answer open after its "```json" and ends the turn there, the call lost.
+    One call: on Qwen2.5-coder-0.5B a grammar that let a second call follow made the model write call after
+    call (its own ``<|im_end|>`` after the first is what it is trained on, but a refused fence-closing token
+    sent it on); parallel calls are read from unconstrained turns."""
 
     thought: bool = False
 
@@ -184,9 +187,6 @@ class NativeForm(DialectForm):
             ws = parts.rules.ws()
             body = parts.rules.rule("native-call", sequence(ws, Lit('"name"'), ws, Lit(":"), ws, group(alt(actions)), ws))
             alts.append(sequence(Lit('<tool_call>\n{'), body, Lit("}\n</tool_call>")))
-            # The same call in a ```json fence, which the tolerant reader takes as the call too: a model that
-            # writes its calls fenced (the coder 0.5B does, unconstrained) would otherwise find only the
-            # one-line answer open after its "```json" and end the turn there, a call turned into prose.
             alts.append(sequence(Lit('```json\n{'), body, Lit("}\n```")))
         if allow_final:
             alts.append(self.final(parts))
