@@ -106,12 +106,19 @@ def test_enum_members_defaults_booleans_and_none_are_not_checked():
     assert ungrounded_values({"precision": 7}, schema, ["How much is 20 EUR?"]) == ("7",)
 
 
+def test_a_zero_is_what_the_request_implies_and_is_not_checked():
+    """BFCL simple_python_31: "started from rest" is ``initial_velocity=0``; refusing it sent the model to
+    answer from its own head."""
+    question = "Final velocity of an object that started from rest, accelerating at 9.8 m/s^2 for 5 seconds?"
+    assert ungrounded_values({"initial_velocity": 0, "acceleration": 9.8, "time": 5}, {}, [question]) == ()
+    assert ungrounded_values({"initial_velocity": 0.0, "time": 6}, {}, [question]) == ("6",)
+
+
 def test_an_empty_value_under_an_argument_the_tool_does_not_take_is_not_checked():
     schema = {"type": "object", "properties": {"room": {"type": "string"}, "day": {"type": "string"}}}
     question = ["Is the cedar room free on 2031-03-14?"]
     assert ungrounded_values({"room": "cedar", "day": "2031-03-14", "attendees": 0}, schema, question) == ()
     assert ungrounded_values({"room": "cedar", "attendees": 12}, schema, question) == ("12",)  # not empty
-    assert ungrounded_values({"room": "cedar", "attendees": 0}, None, question) == ("0",)  # nothing declared
 
 
 def test_long_free_text_is_not_checked():

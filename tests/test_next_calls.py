@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from react_text import tool_calls
+from react_text import tool_calls as shim_tool_calls
 from react_text.backends.scripted import ScriptedBackend
 from react_text.grammar.gbnf import grammar_matches
 from react_text.lexicon.messages import message
@@ -13,6 +13,12 @@ from test_shim import END, TOOLS, WEATHER_TURN, _user
 
 OSLO = ' Now Oslo.\nAction: get_weather\nAction Input: {"city": "Oslo"}'
 MONEY = '\nAction: convert_currency\nAction Input: {"amount": 20, "source": "EUR", "target": "USD"}'
+
+
+def tool_calls(*args: object, checks: str = "default", **options: object) -> dict:
+    """The shim with the next calls asked one ReAct step at a time: ``call_list`` off (``test_call_list``)."""
+    spec = "-call_list" if checks == "default" else f"{checks},-call_list" if checks[0] in "+-" else checks
+    return shim_tool_calls(*args, checks=spec, **options)  # type: ignore[arg-type]
 
 
 def _cities(out: dict) -> list[str]:

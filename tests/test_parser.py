@@ -21,6 +21,7 @@ import pytest
 import react_text
 from react_text import parse
 from react_text.protocol.jsonish import JsonishError, loads, read_call_args, read_value
+from react_text.grammar.gbnf import build_grammar
 from react_text.protocol.names import FINAL_NAMES, match_tool
 from react_text.protocol.parser import ERROR_CODES
 from react_text.protocol.turn import MAX_ACTIONS
@@ -536,6 +537,18 @@ def test_match_tool() -> None:
     assert match_tool("Math", ["calculator"]) == (None, None)
     assert match_tool("anything_goes", None) == ("anything_goes", None)
     assert match_tool("two words", None) == (None, None)
+
+
+def test_a_tool_whose_own_name_has_the_prefix_models_add_is_found_by_it() -> None:
+    """``functions.`` is stripped from what a model writes (``functions.search`` is ``search``), but a tool
+    may be named so itself (BFCL: ``functions.zero``); the grammar refused to offer such a tool at all."""
+    tools = ["functions.zero", "functions.intersect"]
+    assert match_tool("functions.zero", tools) == ("functions.zero", None)
+    assert match_tool("`functions.intersect`", tools) == ("functions.intersect", None)
+    assert match_tool("functions.search", ["search"]) == ("search", None)
+    step = parse('Thought: x\nAction: functions.zero\nAction Input: {"f": "x"}', {t: {} for t in tools})
+    assert [a.tool for a in step.actions] == ["functions.zero"]
+    assert "functions.zero" in build_grammar("classic", {t: {} for t in tools})
 
 
 def test_tools_may_be_a_mapping_tool_objects_or_openai_dicts() -> None:

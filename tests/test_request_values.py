@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from react_text.checks.request_values import held_values, invented, read_request, taken_from
+from react_text.checks.request_values import adds_nothing, held_values, invented, read_request, taken_from
 
 LOANS = ("Check my loan eligibility for $500,000 from HSBC with annual income $100,000 and for Wells Fargo "
          "for $700,000 with annual income of $120,000?")
@@ -71,3 +71,20 @@ def test_a_value_from_nowhere_where_the_calls_before_took_one_from_the_request()
     assert not invented({"location": "Seattle", "units": "celsius"}, [{"location": "Seattle", "units": "F"}], question)
     assert taken_from(3.0, question) and taken_from("los angeles", question) and not taken_from(True, question)
     assert taken_from("next_3-hours", question)  # an identifier's separators read as the request's spaces
+
+
+def test_a_call_adds_nothing_when_every_request_value_it_passes_was_passed_before() -> None:
+    """``adds_nothing`` (``new_value``): values the request spells and no call before passed make a call new;
+    flags, values from nowhere and values already passed (by any tool) do not."""
+    text = "Status and trial date of cases XY1234 and GH5678, and the weather in Paris?"
+    first = {"case": "XY1234", "details": "status"}
+    assert adds_nothing({"case": "XY1234", "details": "status", "full": True}, [first], text)  # a flag
+    assert adds_nothing({"case": "XY1234", "details": "summary"}, [first], text)  # a value from nowhere
+    assert adds_nothing({"city": "xy1234"}, [first], text)  # another tool, a value already passed
+    assert not adds_nothing({"case": "GH5678", "details": "status"}, [first], text)
+    assert not adds_nothing({"city": "Paris"}, [first], text)
+    assert not adds_nothing({"case": "XY1234", "details": "trial date"}, [first], text)
+    both = [first, {"case": "GH5678", "details": "trial date"}]
+    assert adds_nothing({"case": "GH5678", "details": "status"}, both, text)  # the price: a recombination
+    assert adds_nothing({"a": 18, "b": 12}, [{"a": 12, "b": 18}], "GCD of 12 and 18")  # swapped
+    assert not adds_nothing({"n": 3}, [], "3 items")  # the first call of all adds what it passes

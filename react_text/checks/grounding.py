@@ -8,7 +8,7 @@ asks for values from the question, or for a plain answer when no tool fits;
 a repeat of the call then runs (the loop and the shim give each check once).
 
 The test is lenient where models legitimately write what the text does not
-spell the same way: enum members, defaults and booleans are not checked; a
+spell the same way: enum members, defaults, booleans and 0 are not checked; a
 number may be written in words ("four of us", "三个人") or as a percentage;
 a string is reported only when none of its words, digit runs or Chinese
 character pairs is in the conversation and it echoes the shown episodes'
@@ -174,6 +174,8 @@ def _checked(value: Any, prop: Mapping[str, Any]) -> bool:
     """Whether a value is one the conversation should hold (not an enum member, default or flag)."""
     if value is None or isinstance(value, bool) or "enum" in prop or "const" in prop:
         return False
+    if isinstance(value, (int, float)) and value == 0:
+        return False  # "from rest", "no deposit", "at sea level": a request implies its zeros; no demo value is one
     if "default" in prop and prop["default"] == value:
         return False
     return not (isinstance(value, str) and len(value) > _FREE_TEXT_CHARS)

@@ -15,7 +15,9 @@ ablation says otherwise. ``more_calls`` acts in the shim alone and is on: on BFC
 steps, ``kept_values`` is on (BFCL: 4 of 20 tuning items and 1 of the first 10 gained, none lost) and
 ``other_values`` off (2 tuning items gained, but on the reported items it gained none and cost a call
 too many where the request names a thing no argument takes: "on Mars if my weight on Earth is 70 kg";
-``results/bfcl/parallel2/``).
+``results/bfcl/parallel2/``). ``call_list`` asks for those calls as the rest of a Python list instead of in
+steps, with ``new_value`` ending the list at a call that brings no request value the calls before did not:
+on BFCL's tuning items 45/80 -> 53/80, 11 gained and 3 lost (``results/bfcl/call_list/``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ CheckName = Literal[
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
-    "kept_values",
+    "kept_values", "call_list", "new_value",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -81,6 +83,10 @@ CHECKS: tuple[Check, ...] = (
                                      "arguments held to the request's values no call used yet"),
     Check("kept_values", ("call",), "a more_calls step call that swaps a value taken from the request for one "
                                     "from nowhere ends the turn"),
+    Check("call_list", ("call",), "more_calls asks for the request's other calls as the rest of a Python list "
+                                  "(one call a line, under a grammar) instead of one ReAct step at a time"),
+    Check("new_value", ("call",), "a listed call (call_list) that passes no value from the request that no call "
+                                  "before it passed ends the list"),
 )
 """Every check, in the order they are tried within a stage."""
 

@@ -26,7 +26,7 @@ import regex
 from ..lexicon.en import NAME_JOINERS
 from ..lexicon.numbers import NUMBER
 
-__all__ = ["Kind", "RequestValues", "held_values", "invented", "read_request", "taken_from"]
+__all__ = ["Kind", "RequestValues", "adds_nothing", "held_values", "invented", "read_request", "taken_from"]
 
 Kind = Literal["number", "quoted", "code", "name"]
 
@@ -132,6 +132,22 @@ def invented(call: Mapping[str, Any], before: Sequence[Mapping[str, Any]], text:
         if any(key in args and taken_from(args[key], text) for args in before) and not taken_from(value, text):
             return True
     return False
+
+
+def adds_nothing(call: Mapping[str, Any], before: Sequence[Mapping[str, Any]], text: str) -> bool:
+    """Whether ``call`` passes no value from the request that none of the calls ``before`` it (their
+    arguments, any tool) passed: a variation of a call made (another flag, a value reworded, the same values
+    swapped or merged) or a call of another tool the request does not ask about, not one more thing it
+    asks for. The price: a request whose calls recombine the same values ("status and trial date of two
+    cases": the fourth call's case and detail were both used) or pass one value to two tools ("the
+    birthdate and the discovery of Nikola Tesla") ends early."""
+    used = [leaf for args in before for leaf in _leaves(args)]
+    for leaf in _leaves(call):
+        if isinstance(leaf, bool) or not taken_from(leaf, text):
+            continue
+        if _unused(float(leaf) if isinstance(leaf, (int, float)) else leaf, used):
+            return False
+    return True
 
 
 def _leaves(value: Any) -> list[Any]:

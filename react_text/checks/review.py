@@ -9,7 +9,9 @@ retry. What differs between them is a ``Situation`` field, never a branch here o
 
 Not here: the checks that act with I/O or outside a parsed turn (``continuation`` asks the model to go
 on, ``second_look`` runs a search, ``facts`` and ``evidence`` open the thought after a result,
-``held_call`` samples the next turn under a grammar: here it only names the tool, ``Nudge.hold``).
+``held_call`` samples the next turn under a grammar: here it only names the tool, ``Nudge.hold``; the
+shim's ``more_calls`` steps and ``call_list`` with the checks on their calls, ``other_values``,
+``kept_values`` and ``new_value``, read the calls so far, not a turn).
 Pure functions over plain data.
 """
 

@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from ..backends.base import BackendError
-from ..prompting.tool_views import describe_tools, py_args
+from ..prompting.tool_views import signatures
 from ..protocol.parser import parse
 from ..tools.calling import call_tool
 from ..tools.spec import Tool
@@ -139,11 +139,6 @@ def _rag_calc(prompts: Mapping[str, str], question: str, results: str | None, ca
                                               question=question))
     return BaselineRun(run.status, run.answer, run.exchanges, actions=1,
                        invalid_tool_calls=0 if seen.ok else 1, format_errors=run.format_errors)
-
-
-def signatures(tools: Sequence[Any]) -> str:
-    """The tools as the ``plain`` prompt lists them: ``name(a: int, b: str = "x"): description``, one a line."""
-    return "\n".join(f"{t.name}({py_args(t)}): {t.description}" for t in describe_tools(tools))
 
 
 def _plain(prompts: Mapping[str, str], question: str, tools: list[Tool], model: _Model) -> BaselineRun:

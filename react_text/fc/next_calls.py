@@ -1,4 +1,5 @@
-"""After a turn's calls, the request's next call or its end, asked for one step at a time (parallel calls).
+"""After a turn's calls, the request's next calls or its end (parallel calls): as the rest of a list
+(``call_list``, on by default: ``fc.call_list``) or one step at a time, as below.
 
 Why: under the grammar a turn may hold up to ``PARALLEL_CALLS`` calls, but a small model taught one
 action per ReAct turn stops after its first call all the same ("the weather in Oslo and Paris" gets
@@ -17,16 +18,21 @@ nowhere ends the turn (the model has gone past the request: ``Lisbon`` after "Se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ..checks.request_values import held_values, invented
-from ..grammar.tool_shapes import ToolShape
-from ..prompting.opening import parse_turn
+from ..backends.base import Backend
+from ..checks import CheckName
 from ..checks.hold import held_schema
+from ..checks.request_values import held_values, invented
+from ..grammar.gbnf import build_list_grammar
+from ..grammar.tool_shapes import ToolShape
+from ..lexicon.messages import message
+from ..prompting.opening import parse_turn
+from .call_list import Listing, list_checks, list_prompt, rest_of_list
 from .request import ToolChoice
 from .verdict import judge, next_call_grammar
 
-__all__ = ["Asking", "MoreCalls", "next_calls", "value_checks"]
+__all__ = ["Asking", "MoreCalls", "asking", "next_calls", "value_checks"]
 
 Complete = Callable[[str, Optional[str]], str]
 """The model: (prompt, grammar) -> the text it writes after the prompt."""
@@ -47,6 +53,7 @@ class Asking:
     limit: int  # the most calls the turn may hold in all
     held: Held | None = None  # ``other_values``; None: a call written again ends the turn
     kept: Kept | None = None  # ``kept_values``; None: every new call stands
+    listing: Listing | None = None  # ``call_list``: the rest asked for as a list (``call_list``), not in steps
 
 
 def value_checks(question: str, template: Any, tools: Mapping[str, Any], choice: ToolChoice, backend: Any,
@@ -67,6 +74,28 @@ def value_checks(question: str, template: Any, tools: Mapping[str, Any], choice:
     return (held if "other_values" in checks else None), (kept if "kept_values" in checks else None)
 
 
+def asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: Backend, grammar: str | None,
+            checks: frozenset[CheckName], calls: int, lang: str, question: str,
+            grounds: Sequence[str]) -> Asking | None:
+    """How the ``more_calls`` check asks, after a constrained turn's calls, for the request's next ones when the
+    turn may hold several: as the rest of a list (``call_list``) or one step at a time (with ``other_values``
+    and ``kept_values`` as switched on); None when not asked: without a grammar the model's step could wander."""
+    if "more_calls" not in checks or calls <= 1 or grammar is None or choice.mode == "none":
+        return None
+    step = next_call_grammar(template, offered, choice, backend)
+    if step is None:
+        return None
+    held, kept = value_checks(question, template, {t.name: t for t in offered}, choice, backend, checks)
+    listing = None
+    if "call_list" in checks:
+        listed = [t for t in offered if choice.mode != "named" or t.name == choice.name]
+        listing = Listing(head=list_prompt(backend.wrap_prompt, lang, listed, question),
+                          grammar=lambda room: build_list_grammar(listed, calls=room), limit=calls,
+                          checks=list_checks(question, grounds, {t.name: t.parameters for t in offered}, kept, checks))
+    return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept,
+                  listing=listing)
+
+
 @dataclass(frozen=True)
 class MoreCalls:
     """The turn's calls with those the steps added, and the checks that acted on the steps, once per act."""
@@ -83,6 +112,8 @@ def next_calls(calls: tuple[tuple[str, dict], ...], prompt: str, n: int, complet
     Each step appends the note as turn ``n``'s observation and lets the model write turn ``n + 1``: a
     call no earlier step made is kept and asked after in turn; anything else ends the turn.
     """
+    if asking.listing is not None:
+        return MoreCalls(*rest_of_list(calls, complete, asking.listing, tools=tools, choice=choice, example=example))
     made, acted = list(calls), []
     schemas = {name: tool.parameters for name, tool in tools.items()}
 

@@ -38,7 +38,6 @@ from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.hold import held_grammar
 from ..checks.reading import Reading, Situation
-from ..lexicon.messages import message
 from ..checks.review import ONE_TURN, review
 from ..protocol.parser import parse
 from ..types import Step
@@ -49,8 +48,8 @@ from .native import NATIVE, native_turn
 from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
-from .next_calls import Asking, next_calls, value_checks
-from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, next_call_grammar, turn_grammar
+from .next_calls import Asking, asking, next_calls
+from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, turn_grammar
 
 __all__ = ["tool_calls"]
 
@@ -184,25 +183,12 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
         grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
         calls=calls,
-        asking=_asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang, conversation.question),
+        asking=asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang, conversation.question,
+                      situation.grounds),
         copied=episode_tools(shown, by_name), prompt=_first_prompt(backend, tpl, conversation, offered, examples),
         situation=situation, checks=checks,
         turns_before=len(conversation.turns),
     )
-
-
-def _asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: Backend, grammar: str | None,
-            checks: frozenset[CheckName], calls: int, lang: str, question: str) -> Asking | None:
-    """The ``more_calls`` check: after a constrained turn's calls, when the turn may hold several, ask for the
-    next one (``next_calls``, with ``other_values`` and ``kept_values`` as switched on); without a grammar
-    the model's step could wander, so it is not asked."""
-    if "more_calls" not in checks or calls <= 1 or grammar is None or choice.mode == "none":
-        return None
-    step = next_call_grammar(template, offered, choice, backend)
-    if step is None:
-        return None
-    held, kept = value_checks(question, template, {t.name: t for t in offered}, choice, backend, checks)
-    return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept)
 
 
 def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:

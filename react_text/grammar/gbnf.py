@@ -50,12 +50,13 @@ from .dialect_forms import FORMS
 from .reader import read_gbnf
 from .recognizer import longest, matches, remember, rules_of
 from .schema import RuleSet
-from .terms import GrammarError, Lit, Term, alt, group, opt, render_rules, sequence
+from .terms import GrammarError, Lit, Rep, Term, alt, group, opt, render_rules, sequence
 from .tool_shapes import read_tools
 from .turns import TurnParts
 
 __all__ = [
     "build_grammar",
+    "build_list_grammar",
     "check_gbnf",
     "grammar_matches",
     "max_bytes",
@@ -63,12 +64,15 @@ __all__ = [
     "DEFAULT_MAX_ANSWER_CHARS",
     "DEFAULT_MAX_STRING_CHARS",
     "DEFAULT_MAX_ITEMS",
+    "LIST_INDENT",
 ]
 
 DEFAULT_MAX_THOUGHT_CHARS = 160
 DEFAULT_MAX_ANSWER_CHARS = 300
 DEFAULT_MAX_STRING_CHARS = 160
 DEFAULT_MAX_ITEMS = 16
+LIST_INDENT = "    "
+"""How ``build_list_grammar`` opens each item of a list of calls."""
 """Bounds are in characters, not tokens: a degenerate thought ("1.3333...", or Chinese
 text at two or three tokens a character) can outrun a turn's token cap, so the loop
 gives a constrained turn ``max_bytes(grammar)`` tokens, enough to always finish."""
@@ -129,6 +133,35 @@ def build_grammar(
     end = opt(group(alt([*(Lit(stop) for stop in form.ends), Lit("\n")]))) if calls > 1 else opt(Lit("\n"))
     root = sequence(thought, opt(body) if allow_thought_only else body, end)
     tree = {"root": root, **rules.finished()}
+    gbnf = render_rules(tree)
+    remember(gbnf, tree)
+    return gbnf
+
+
+def build_list_grammar(
+    tools: Sequence[Any] | Mapping[str, Mapping[str, Any]] | None,
+    *,
+    calls: int,
+    indent: str = LIST_INDENT,
+    max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
+    max_items: int = DEFAULT_MAX_ITEMS,
+) -> str:
+    """GBNF for the rest of a Python list of calls: up to ``calls`` more items, each ``indent`` + a call of an
+    offered tool (keywords in schema order, Python literals) + ``",\\n"``, then the closing ``]``.
+
+    Why lines: a value never spans one (strings are escaped, containers stay on the line), so each item
+    reads back on its own, and a list written one call a line is what a coder model writes anyway.
+    """
+    if not isinstance(calls, int) or calls < 0:
+        raise GrammarError(f"calls must be an integer >= 0, got {calls!r}")
+    shapes = read_tools(tools)
+    rules = RuleSet(max_string_chars=max_string_chars, max_items=max_items, multiline=False)
+    parts = TurnParts(rules, max_thought=1, max_answer=1, answer_banned="")
+    form = FORMS["call"]
+    actions = [rules.rule(f"action-{shape.stem}", form.action(parts, shape)) for shape in shapes]
+    items = Rep(rules.rule("item", sequence(Lit(indent), group(alt(actions)), Lit(",\n"))), 0, calls) \
+        if actions and calls else None
+    tree = {"root": sequence(items, Lit("]")), **rules.finished()}
     gbnf = render_rules(tree)
     remember(gbnf, tree)
     return gbnf

@@ -208,6 +208,11 @@ def py_args(tool: ToolSpec) -> str:
     return ", ".join(parts)
 
 
+def signatures(tools: ToolsLike) -> str:
+    """The tools as Python signatures, one a line: ``name(a: int, b: str = "x"): description``."""
+    return "\n".join(f"{t.name}({py_args(t)}): {t.description}" for t in describe_tools(tools))
+
+
 def param_notes(tool: ToolSpec) -> str:
     """``query: words to look for; limit: how many``: the parameters that carry a description."""
     return "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in tool.parameters if p.description)

@@ -57,9 +57,14 @@ def _clean_short(raw: str) -> str:
     return _clean(raw)
 
 
-def _clean(raw: str) -> str:
+def _unwrapped(raw: str) -> str:
+    """``raw`` without the quotes, backticks, bold and trailing punctuation around it."""
     s = raw.strip().lstrip(":：").strip().strip("`*\"'“”‘’ ").strip()
-    s = s.rstrip(".,;:!?。，：").strip().strip("`*\"'“”‘’ ").strip()
+    return s.rstrip(".,;:!?。，：").strip().strip("`*\"'“”‘’ ").strip()
+
+
+def _clean(raw: str) -> str:
+    s = _unwrapped(raw)
     low = s.casefold()
     for prefix in NAME_PREFIXES:
         if low.startswith(prefix) and len(s) > len(prefix):
@@ -241,6 +246,8 @@ def match_tool(name: str, tools: ToolsArg) -> tuple[Optional[str], Optional[str]
         ok = bool(cleaned) and len(cleaned) <= 100 and IDENT.fullmatch(cleaned) is not None
         return (cleaned if ok else None), None
     found = ts.lookup(cleaned) if cleaned else None
+    if found is None and cleaned:
+        found = ts.lookup(_unwrapped(name))  # a tool whose own name has the prefix: ``functions.zero``
     if found is not None:
         return found, None
     return None, ts.suggest(cleaned or name)

@@ -18,7 +18,8 @@ from typing import Any
 from ...backends.base import BackendError
 from ...fc.shim import tool_calls
 from ...prompting.native import NativeTemplateError, chat_template_of, render_chat
-from ..baselines import load_prompts, signatures
+from ...prompting.tool_views import signatures
+from ..baselines import load_prompts
 from .checker import Call, check
 from .data import BfclItem
 from .decode import openai_tools, python_calls, shim_calls

@@ -1,0 +1,121 @@
+"""After a turn's calls, the request's other calls asked for as the rest of a Python list (parallel calls).
+
+Why: the ReAct steps of ``next_calls`` ask "another call?" after each call, and a small model taught one
+action per turn either copies its first call or stops. BFCL's own prompt, which asks for a list of calls
+from the start, gets more requests of several calls right with the same model. So the ``call_list``
+check asks for the rest the way a coder model writes calls anyway: the functions as Python signatures,
+the request, and the calls so far as the start of a list, one call a line; under a grammar the model
+writes more lines, each a call of an offered tool, or closes the list. The turn's own calls stay first
+and keep their order. Written in one go, a list runs on past the request, so each listed call is checked
+(``ItemCheck``): a line written again ends the list, and so do a call that swaps a request value for one
+from nowhere (``kept_values``) and one that passes no request value the calls before it did not
+(``new_value``: the model lists every function offered, or varies a call made); a call with values from
+nowhere (``ungrounded``) is left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequence
+
+from ..checks.grounding import ungrounded_values
+from ..checks.request_values import adds_nothing
+from ..grammar.gbnf import LIST_INDENT
+from ..lexicon.messages import message
+from ..prompting.tool_views import signatures
+from ..protocol.dialects import DIALECTS
+from ..protocol.parser import parse
+from .request import ToolChoice
+from .verdict import judge
+
+__all__ = ["ItemCheck", "Listing", "list_checks", "list_prompt", "rest_of_list"]
+
+Calls = tuple[tuple[str, dict], ...]
+Complete = Callable[[str, Optional[str]], str]
+"""The model: (prompt, grammar) -> the text it writes after the prompt."""
+Kept = Callable[[Calls, tuple[str, dict]], bool]
+"""``kept_values`` (``next_calls``): (the calls so far, a new call) -> whether it may stand."""
+
+
+Fate = Literal["drop", "end"]
+"""What a listed call that a check refuses does: it is left out and the list read on (``drop``), or the list
+ends before it (``end``)."""
+
+
+@dataclass(frozen=True)
+class ItemCheck:
+    """One check on a listed call: its name, what a refusal does, and the test, (calls so far, the call) ->
+    whether the check refuses it."""
+
+    name: str
+    fate: Fate
+    refuses: Callable[[Calls, tuple[str, dict]], bool]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """How the rest of the list is asked for: the prompt before its ``[``, the grammar of the rest (built for
+    ``limit`` calls in all, less those written), and the checks each listed call passes, in order."""
+
+    head: str
+    grammar: Callable[[int], str]
+    limit: int
+    checks: tuple[ItemCheck, ...] = ()
+
+
+def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any], kept: Kept | None,
+                checks: Container[str]) -> tuple[ItemCheck, ...]:
+    """The checks a listed call passes, as switched on: ``kept_values`` (``kept``, from ``next_calls``),
+    ``new_value`` (``request_values.adds_nothing``) and ``ungrounded`` (``grounding.ungrounded_values`` over
+    ``grounds``: the instructions, the request and the results)."""
+    out = []
+    if kept is not None:
+        out.append(ItemCheck("kept_values", "end", lambda made, call: not kept(made, call)))
+    if "new_value" in checks:
+        out.append(ItemCheck("new_value", "end", lambda made, call: adds_nothing(
+            call[1], [args for _, args in made], question)))
+    if "ungrounded" in checks:
+        out.append(ItemCheck("ungrounded", "drop", lambda made, call: bool(
+            ungrounded_values(call[1], schemas.get(call[0]), grounds))))
+    return tuple(out)
+
+
+def list_prompt(wrap: Callable[[str], str], lang: str, tools: Any, question: str) -> str:
+    """The text before the list: the functions and the request in one user message, the reply opened."""
+    return wrap(message(lang, "more_calls.list", functions=signatures(tools), question=question))
+
+
+def _line(name: str, args: dict) -> str:
+    call = DIALECTS["call"]
+    return f"{LIST_INDENT}{call.write_action(name, args)[len(call.action_label):]},\n"
+
+
+def rest_of_list(calls: Calls, complete: Complete, listing: Listing, *, tools: Mapping[str, Any],
+                 choice: ToolChoice, example: str) -> tuple[Calls, tuple[str, ...]]:
+    """``calls`` and those the model lists after them, with the checks that acted (once per act)."""
+    room = listing.limit - len(calls)
+    if room <= 0:
+        return calls, ()
+    opened = listing.head if listing.head.endswith("\n") else listing.head + "\n\n"  # a model without a chat template
+    prompt = opened + "[\n" + "".join(_line(name, args) for name, args in calls)
+    text = complete(prompt, listing.grammar(room))
+    schemas = {name: tool.parameters for name, tool in tools.items()}
+    made, acted = list(calls), []
+    for line in text.split("\n"):
+        item = line.strip().removesuffix(",")
+        if not item or item.startswith("]"):
+            break
+        verdict = judge(parse(DIALECTS["call"].action_label + item, schemas, dialect="call"), tools, choice,
+                        example)
+        if len(verdict.calls) != 1 or verdict.calls[0] in made:
+            break
+        refused = next((c for c in listing.checks if c.refuses(tuple(made), verdict.calls[0])), None)
+        if refused is not None:
+            acted.append(refused.name)
+            if refused.fate == "end":
+                break
+            continue
+        made.append(verdict.calls[0])
+        if len(made) >= listing.limit:
+            break
+    return tuple(made), tuple(acted)

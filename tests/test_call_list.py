@@ -1,0 +1,124 @@
+"""The ``call_list`` check: after a turn's calls, the request's other calls asked for as the rest of a list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from react_text import tool_calls
+from react_text.backends.scripted import ScriptedBackend
+from react_text.grammar.gbnf import build_list_grammar, grammar_matches
+from react_text.lexicon.messages import message
+
+from test_shim import TOOLS, WEATHER_TURN, _user
+
+LISTED = '    get_weather(city="Oslo"),\n    convert_currency(amount=20, source="EUR", target="USD"),\n]'
+ON = "+call_list"
+
+
+def _calls(out: dict) -> list[tuple[str, dict]]:
+    return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in out["message"]["tool_calls"]]
+
+
+def test_the_rest_of_the_list_follows_the_turns_call_in_order_from_one_prompt() -> None:
+    backend = ScriptedBackend([WEATHER_TURN, LISTED], supports_grammar=True)
+    out = tool_calls(_user("Weather in Paris and Oslo, and 20 EUR in USD?"), TOOLS, backend=backend, checks=ON)
+    assert _calls(out) == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"}),
+                           ("convert_currency", {"amount": 20, "source": "EUR", "target": "USD"})]
+    assert out["more_calls"] == 2 and backend.remaining == 0
+    listed = backend.calls[1]
+    assert listed.prompt.endswith('[\n    get_weather(city="Paris"),\n')  # the turn's own call opens the list
+    assert "The request: Weather in Paris and Oslo, and 20 EUR in USD?" in listed.prompt
+    assert 'get_weather(city: str): Current weather for a city.' in listed.prompt
+    assert grammar_matches(listed.grammar, LISTED) and grammar_matches(listed.grammar, "]")
+    assert not grammar_matches(listed.grammar, '    forecast(days=3),\n]')  # only offered tools
+    assert not grammar_matches(listed.grammar, 'get_weather(city="Oslo")]')  # one call a line
+
+
+def test_a_closed_list_keeps_the_one_call_and_a_line_written_again_ends_the_list() -> None:
+    closed = ScriptedBackend([WEATHER_TURN, "]"], supports_grammar=True)
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=closed, checks=ON)
+    assert _calls(out) == [("get_weather", {"city": "Paris"})] and "more_calls" not in out
+    again = '    get_weather(city="Paris"),\n    get_weather(city="Oslo"),\n]'
+    backend = ScriptedBackend([WEATHER_TURN, again], supports_grammar=True)
+    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=ON)
+    assert _calls(out) == [("get_weather", {"city": "Paris"})]
+
+
+def test_kept_values_ends_the_list_at_a_call_that_swaps_a_request_value_for_one_from_nowhere() -> None:
+    went_on = '    get_weather(city="Seattle"),\n    get_weather(city="Lisbon"),\n]'
+    turn = WEATHER_TURN.replace("Paris", "Los Angeles")
+    backend = ScriptedBackend([turn, went_on], supports_grammar=True)
+    out = tool_calls(_user("Weather in Los Angeles and Seattle?"), TOOLS, backend=backend, checks=ON)
+    assert [args["city"] for _, args in _calls(out)] == ["Los Angeles", "Seattle"]
+    assert out["step_checks"] == ["kept_values"]
+    backend = ScriptedBackend([turn, went_on], supports_grammar=True)
+    out = tool_calls(_user("Weather in Los Angeles and Seattle?"), TOOLS, backend=backend,
+                     checks=ON + ",-kept_values,-new_value")
+    assert [args["city"] for _, args in _calls(out)] == ["Los Angeles", "Seattle", "Lisbon"]
+
+
+def test_a_listed_call_that_passes_no_request_value_the_calls_before_did_not_ends_the_list() -> None:
+    """``new_value``: the model lists a call of every function offered, or varies a call made (a flag, the
+    values swapped); each passes nothing from the request that is not in a call already."""
+    tools = [{"type": "function", "function": {"name": name, "description": f"A sculpture's {name}.",
+              "parameters": {"type": "object", "properties": {
+                  "material": {"type": "string"}, "size": {"type": "integer"}, "rush": {"type": "boolean"}},
+                  "required": ["material"]}}} for name in ("price", "availability")]
+    turn = ' The price.\nAction: price\nAction Input: {"material": "marble", "size": 3}'
+    listed = ('    availability(material="marble"),\n    price(material="marble", size=3, rush=True),\n'
+              '    price(material="granite", size=3),\n]')
+    question = "What is the price of a marble sculpture 3 feet tall, and of a granite one?"
+    backend = ScriptedBackend([turn, listed], supports_grammar=True)
+    out = tool_calls(_user(question), tools, backend=backend, checks=ON)
+    assert _calls(out) == [("price", {"material": "marble", "size": 3})] and out["step_checks"] == ["new_value"]
+    backend = ScriptedBackend([turn, listed.replace('    availability(material="marble"),\n    price(material="marble", '
+                                                    'size=3, rush=True),\n', "")], supports_grammar=True)
+    out = tool_calls(_user(question), tools, backend=backend, checks=ON)
+    assert [a["material"] for _, a in _calls(out)] == ["marble", "granite"]  # granite is new: it stands
+    backend = ScriptedBackend([turn, listed], supports_grammar=True)
+    assert len(_calls(tool_calls(_user(question), tools, backend=backend, checks=ON + ",-new_value"))) == 4
+
+
+def test_a_listed_call_with_a_value_from_nowhere_is_left_out_and_the_list_read_on() -> None:
+    listed = ('    convert_currency(amount=1234567, source="EUR", target="USD"),\n'
+              '    get_weather(city="Oslo"),\n]')
+    question = "Weather in Paris and Oslo, and 20 EUR in USD?"
+    backend = ScriptedBackend([WEATHER_TURN, listed], supports_grammar=True)
+    out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON)
+    assert [args.get("city") for _, args in _calls(out)] == ["Paris", "Oslo"] and out["step_checks"] == ["ungrounded"]
+    backend = ScriptedBackend([WEATHER_TURN, listed], supports_grammar=True)
+    out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON + ",-ungrounded")
+    assert len(_calls(out)) == 3
+
+
+def test_the_list_holds_at_most_the_parallel_limit_and_a_named_choice_lists_that_tool_alone() -> None:
+    cities = [f"City{i}" for i in range(10)]
+    rest = "".join(f'    get_weather(city="{c}"),\n' for c in cities[1:]) + "]"
+    turn = WEATHER_TURN.replace("Paris", cities[0])
+    backend = ScriptedBackend([turn, rest], supports_grammar=True)
+    out = tool_calls(_user(f"Weather in {', '.join(cities)}?"), TOOLS, backend=backend, checks=ON)
+    assert [args["city"] for _, args in _calls(out)] == cities[:8]
+    assert not grammar_matches(backend.calls[1].grammar, rest)  # room for 7 more lines, not 9
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    backend = ScriptedBackend([WEATHER_TURN, "]"], supports_grammar=True)
+    tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, checks=ON, tool_choice=named)
+    assert not grammar_matches(backend.calls[1].grammar, '    convert_currency(amount=1, source="EUR", target="USD"),\n]')
+
+
+def test_a_chinese_request_is_asked_in_chinese_and_the_switch_needs_more_calls() -> None:
+    turn = ' 先查北京。\nAction: get_weather\nAction Input: {"city": "北京"}'
+    backend = ScriptedBackend([turn, '    get_weather(city="上海"),\n]'], supports_grammar=True)
+    out = tool_calls(_user("北京和上海的天气？"), TOOLS, backend=backend, checks=ON, template="zh")
+    assert [args["city"] for _, args in _calls(out)] == ["北京", "上海"]
+    assert message("zh", "more_calls.list", functions="", question="")[:6] in backend.calls[1].prompt
+    backend = ScriptedBackend([WEATHER_TURN, LISTED], supports_grammar=True)
+    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=ON + ",-more_calls")
+    assert _calls(out) == [("get_weather", {"city": "Paris"})] and backend.remaining == 1
+
+
+@pytest.mark.parametrize("calls", [-1, "2"])
+def test_the_list_grammar_refuses_a_bad_count(calls: object) -> None:
+    with pytest.raises(Exception, match="calls"):
+        build_list_grammar(TOOLS, calls=calls)  # type: ignore[arg-type]
