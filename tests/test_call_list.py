@@ -122,3 +122,16 @@ def test_a_chinese_request_is_asked_in_chinese_and_the_switch_needs_more_calls()
 def test_the_list_grammar_refuses_a_bad_count(calls: object) -> None:
     with pytest.raises(Exception, match="calls"):
         build_list_grammar(TOOLS, calls=calls)  # type: ignore[arg-type]
+
+
+def test_the_calls_come_back_in_the_order_the_request_names_them() -> None:
+    """The model writes the second city first and lists the first after it: the client gets them as asked.
+    A call whose values the request does not spell leaves the order as written."""
+    turn = WEATHER_TURN.replace("Paris", "Oslo")
+    backend = ScriptedBackend([turn, '    get_weather(city="Paris"),\n]'], supports_grammar=True)
+    out = tool_calls(_user("Weather in Paris and in Oslo?"), TOOLS, backend=backend, checks=ON)
+    assert [args["city"] for _, args in _calls(out)] == ["Paris", "Oslo"]
+    listed = '    convert_currency(amount=20, source="EUR", target="USD"),\n]'
+    backend = ScriptedBackend([turn, listed], supports_grammar=True)
+    out = tool_calls(_user("20 EUR in USD, and the weather in Oslo?"), TOOLS, backend=backend, checks=ON)
+    assert [name for name, _ in _calls(out)] == ["convert_currency", "get_weather"]

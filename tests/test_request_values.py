@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from react_text.checks.request_values import adds_nothing, held_values, invented, read_request, taken_from
+from react_text.checks.request_values import adds_nothing, in_request_order, held_values, invented, read_request, taken_from
 
 LOANS = ("Check my loan eligibility for $500,000 from HSBC with annual income $100,000 and for Wells Fargo "
          "for $700,000 with annual income of $120,000?")
@@ -88,3 +88,12 @@ def test_a_call_adds_nothing_when_every_request_value_it_passes_was_passed_befor
     assert adds_nothing({"case": "GH5678", "details": "status"}, both, text)  # the price: a recombination
     assert adds_nothing({"a": 18, "b": 12}, [{"a": 12, "b": 18}], "GCD of 12 and 18")  # swapped
     assert not adds_nothing({"n": 3}, [], "3 items")  # the first call of all adds what it passes
+
+
+def test_calls_in_the_order_the_request_names_their_values() -> None:
+    text = "Book a flight from San Francisco to Tokyo on May 3rd and another from Tokyo to Sydney on May 18th."
+    second, first = ("book", {"from": "Tokyo", "to": "Sydney", "day": 18}), ("book", {"from": "San Francisco"})
+    assert in_request_order([second, first], text) == [first, second]
+    assert in_request_order([("a", {"x": 2}), ("b", {"x": 1})], "first 1, then 2") == [("b", {"x": 1}), ("a", {"x": 2})]
+    unplaced = [second, ("now", {})]
+    assert in_request_order(unplaced, text) == unplaced  # a call with no value of the request: as written

@@ -646,13 +646,10 @@ def test_under_a_grammar_a_turn_may_hold_several_calls_unless_parallel_calls_are
 
 
 @pytest.mark.model
-@pytest.mark.xfail(strict=True, reason="known short (issue 27): Qwen-0.5B now writes both calls, but Oslo first "
-                   "(its first try adds made-up keys; the strict retry writes Oslo, the more_calls step Paris), "
-                   "against the order asked (results/bfcl/parallel2). Strict, so the day the order is right this "
-                   "turns red and is made a plain test")
 def test_the_default_model_makes_parallel_calls_in_order(qwen_backend) -> None:
     """Qwen2.5-coder-0.5B under the grammar: a request for two independent things comes back as two
-    tool_calls, in the order asked; a plain request as one."""
+    tool_calls, in the order asked; a plain request as one. (The model writes Oslo first, after a retry, and
+    lists Paris after it: ``call_list`` gives them back in the request's order.)"""
     messages = [{"role": "user", "content": "What is the weather in Paris and in Oslo right now?"}]
     out = tool_calls(messages, TOOLS, backend=qwen_backend, template="classic")
     cities = [json.loads(c["function"]["arguments"])["city"] for c in out["message"]["tool_calls"]]

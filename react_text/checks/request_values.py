@@ -26,7 +26,7 @@ import regex
 from ..lexicon.en import NAME_JOINERS
 from ..lexicon.numbers import NUMBER
 
-__all__ = ["Kind", "RequestValues", "adds_nothing", "held_values", "invented", "read_request", "taken_from"]
+__all__ = ["Kind", "RequestValues", "adds_nothing", "held_values", "in_request_order", "invented", "read_request", "taken_from"]
 
 Kind = Literal["number", "quoted", "code", "name"]
 
@@ -148,6 +148,31 @@ def adds_nothing(call: Mapping[str, Any], before: Sequence[Mapping[str, Any]], t
         if _unused(float(leaf) if isinstance(leaf, (int, float)) else leaf, used):
             return False
     return True
+
+
+def in_request_order(calls: Sequence[tuple[str, Mapping[str, Any]]], text: str) -> list[tuple[str, Any]]:
+    """``calls`` in the order the request names them: each by the first place ``text`` spells one of its
+    values (strings as ``taken_from`` finds them, numbers among its numbers). The model may write the second
+    thing asked first ("Oslo" for "Paris and Oslo") and list the rest after it; a client that runs the calls
+    in turn should get them as asked. Unchanged unless every call has such a place."""
+    folded = _fold(text)
+    numbers = [(m.start(), _number(m[0])) for m in _SIGNED.finditer(folded)]
+
+    def place(args: Mapping[str, Any]) -> int | None:
+        found = []
+        for leaf in _leaves(args):
+            if isinstance(leaf, bool):
+                continue
+            if isinstance(leaf, (int, float)):
+                found += [at for at, n in numbers if n is not None and n == float(leaf)][:1]
+            elif isinstance(leaf, str) and len(_fold(leaf)) >= 2 and _fold(leaf) in folded:
+                found.append(folded.index(_fold(leaf)))
+        return min(found, default=None)
+
+    places = [place(args) for _, args in calls]
+    if any(at is None for at in places):
+        return list(calls)
+    return [call for _, _, call in sorted(zip(places, range(len(places)), calls))]
 
 
 def _leaves(value: Any) -> list[Any]:

@@ -10,7 +10,7 @@ and keep their order. Written in one go, a list runs on past the request, so eac
 (``ItemCheck``): a line written again ends the list, and so do a call that swaps a request value for one
 from nowhere (``kept_values``) and one that passes no request value the calls before it did not
 (``new_value``: the model lists every function offered, or varies a call made); a call with values from
-nowhere (``ungrounded``) is left out.
+nowhere (``ungrounded``) is left out. The calls come back in the order the request names them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequence
 
 from ..checks.grounding import ungrounded_values
-from ..checks.request_values import adds_nothing
+from ..checks.request_values import adds_nothing, in_request_order
 from ..grammar.gbnf import LIST_INDENT
 from ..lexicon.messages import message
 from ..prompting.tool_views import signatures
@@ -61,6 +61,7 @@ class Listing:
     grammar: Callable[[int], str]
     limit: int
     checks: tuple[ItemCheck, ...] = ()
+    question: str = ""  # the calls come back in the order it names them (``in_request_order``); "": as written
 
 
 def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any], kept: Kept | None,
@@ -118,4 +119,5 @@ def rest_of_list(calls: Calls, complete: Complete, listing: Listing, *, tools: M
         made.append(verdict.calls[0])
         if len(made) >= listing.limit:
             break
-    return tuple(made), tuple(acted)
+    ordered = in_request_order(made, listing.question) if listing.question else made
+    return tuple(ordered), tuple(acted)

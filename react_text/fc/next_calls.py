@@ -91,7 +91,8 @@ def asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: B
         listed = [t for t in offered if choice.mode != "named" or t.name == choice.name]
         listing = Listing(head=list_prompt(backend.wrap_prompt, lang, listed, question),
                           grammar=lambda room: build_list_grammar(listed, calls=room), limit=calls,
-                          checks=list_checks(question, grounds, {t.name: t.parameters for t in offered}, kept, checks))
+                          checks=list_checks(question, grounds, {t.name: t.parameters for t in offered}, kept, checks),
+                          question=question)
     return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept,
                   listing=listing)
 
