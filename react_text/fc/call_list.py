@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequence
 
+from ..checks import CheckName
 from ..checks.grounding import ungrounded_values
 from ..checks.request_values import adds_nothing, in_request_order
 from ..grammar.gbnf import LIST_INDENT
@@ -28,13 +29,13 @@ from ..protocol.parser import parse
 from .request import ToolChoice
 from .verdict import judge
 
-__all__ = ["ItemCheck", "Listing", "list_checks", "list_prompt", "rest_of_list"]
+__all__ = ["Calls", "Complete", "ItemCheck", "Kept", "Listing", "list_checks", "list_prompt", "rest_of_list"]
 
 Calls = tuple[tuple[str, dict], ...]
 Complete = Callable[[str, Optional[str]], str]
 """The model: (prompt, grammar) -> the text it writes after the prompt."""
 Kept = Callable[[Calls, tuple[str, dict]], bool]
-"""``kept_values`` (``next_calls``): (the calls so far, a new call) -> whether it may stand."""
+"""``kept_values``: (the calls so far, a new call) -> whether it may stand."""
 
 
 Fate = Literal["drop", "end"]
@@ -47,7 +48,7 @@ class ItemCheck:
     """One check on a listed call: its name, what a refusal does, and the test, (calls so far, the call) ->
     whether the check refuses it."""
 
-    name: str
+    name: CheckName
     fate: Fate
     refuses: Callable[[Calls, tuple[str, dict]], bool]
 

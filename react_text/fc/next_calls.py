@@ -28,19 +28,14 @@ from ..grammar.gbnf import build_list_grammar
 from ..grammar.tool_shapes import ToolShape
 from ..lexicon.messages import message
 from ..prompting.opening import parse_turn
-from .call_list import Listing, list_checks, list_prompt, rest_of_list
+from .call_list import Calls, Complete, Kept, Listing, list_checks, list_prompt, rest_of_list
 from .request import ToolChoice
 from .verdict import judge, next_call_grammar
 
 __all__ = ["Asking", "MoreCalls", "asking", "next_calls", "value_checks"]
 
-Complete = Callable[[str, Optional[str]], str]
-"""The model: (prompt, grammar) -> the text it writes after the prompt."""
-Calls = tuple[tuple[str, dict], ...]
 Held = Callable[[Calls, str], Optional[str]]
 """(the calls so far, the tool a step wrote again) -> the grammar of that step asked again, or None."""
-Kept = Callable[[Calls, tuple[str, dict]], bool]
-"""(the calls so far, a step's new call) -> whether it may stand."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +48,7 @@ class Asking:
     limit: int  # the most calls the turn may hold in all
     held: Held | None = None  # ``other_values``; None: a call written again ends the turn
     kept: Kept | None = None  # ``kept_values``; None: every new call stands
-    listing: Listing | None = None  # ``call_list``: the rest asked for as a list (``call_list``), not in steps
+    listing: Listing | None = None  # ``call_list``: the rest asked for as a list, not in steps
 
 
 def value_checks(question: str, template: Any, tools: Mapping[str, Any], choice: ToolChoice, backend: Any,
