@@ -71,11 +71,11 @@ DEFAULT_MAX_THOUGHT_CHARS = 160
 DEFAULT_MAX_ANSWER_CHARS = 300
 DEFAULT_MAX_STRING_CHARS = 160
 DEFAULT_MAX_ITEMS = 16
-LIST_INDENT = "    "
-"""How ``build_list_grammar`` opens each item of a list of calls."""
 """Bounds are in characters, not tokens: a degenerate thought ("1.3333...", or Chinese
 text at two or three tokens a character) can outrun a turn's token cap, so the loop
 gives a constrained turn ``max_bytes(grammar)`` tokens, enough to always finish."""
+LIST_INDENT = "    "
+"""How ``build_list_grammar`` opens each item of a list of calls."""
 
 
 def build_grammar(
