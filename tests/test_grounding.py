@@ -378,3 +378,12 @@ def test_check_choice_questions_only_a_move_that_leaves_out_the_clear_pick():
     assert other.code == "tool_choice" and "not days_between" in other.message and "add_days" in other.message
     assert "Final Answer" in check_choice(pick, ()).message  # an answer with no call may stand, repeated
     assert "add_days" in check_choice(pick, (), "zh").message and "请" in check_choice(pick, (), "zh").message
+
+
+def test_numbers_listed_without_spaces_are_each_in_the_request() -> None:
+    """"3,4,5,2,8,5" is six numbers, not 345,285: a call passing the list is grounded in it."""
+    asked = "Determine the median of the data points 3,4,5,2,8,5 and of 12,500 and 1,234,567."
+    schema = {"type": "object", "properties": {"data": {"type": "array", "items": {"type": "number"}}}}
+    assert ungrounded_values({"data": [3, 4, 5, 2, 8, 5]}, schema, [asked]) == ()
+    assert ungrounded_values({"data": [12500, 1234567]}, schema, [asked]) == ()
+    assert ungrounded_values({"data": [345285]}, schema, [asked]) == ("345285",)

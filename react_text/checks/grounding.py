@@ -46,13 +46,13 @@ from ..tools.arguments import empty_value
 from ..lexicon.messages import joined, message
 from .reading import Nudge
 from ..lexicon.cjk import HAN
-from ..lexicon.numbers import EN_NUMBER_WORDS, ZH_NUMERAL, en_number_words, zh_value
+from ..lexicon.numbers import EN_NUMBER_WORDS, NUMBER, ZH_NUMERAL, en_number_words, zh_value
 
 __all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "idle_operands",
            "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
-_NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+_NUMBER = regex.compile(rf"{NUMBER.pattern}|\.\d+")
 _WORD = regex.compile(r"[^\W\d_]{3,}")
 _CJK = regex.compile(f"[{HAN}]+")
 _DIGITS = regex.compile(r"\d+")

@@ -13,8 +13,9 @@ from . import en, zh
 
 __all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "en_number_words", "number_value", "written_number", "zh_value"]
 
-NUMBER = regex.compile(r"\d[\d,]*(?:\.\d+)?")
-"""A number as written in digits: thousands commas, decimals ("48,213", "2.40")."""
+NUMBER = regex.compile(r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)")
+"""A number as written in digits: thousands commas, decimals ("48,213", "2.40"). A comma not followed by
+three digits separates numbers: "3,4,5,2" is four of them, as a list written without spaces means."""
 EN_NUMBER_WORDS = en.NUMBER_WORDS
 _ZH_DIGITS, _ZH_UNITS = zh.DIGITS, zh.NUMBER_UNITS
 ZH_NUMERAL = regex.compile(f"[{''.join(_ZH_DIGITS)}{''.join(_ZH_UNITS)}]+")
