@@ -33,7 +33,7 @@ CheckName = Literal[
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
-    "kept_values", "call_list", "new_value",
+    "kept_values", "call_list", "new_value", "cut_thought",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -86,7 +86,10 @@ CHECKS: tuple[Check, ...] = (
     Check("call_list", ("call",), "more_calls asks for the request's other calls as the rest of a Python list "
                                   "(one call a line, under a grammar) instead of one ReAct step at a time"),
     Check("new_value", ("call",), "a listed call (call_list) that passes no value from the request that no call "
-                                  "before it passed ends the list"),
+                                  "before it passed ends the list, unless the request names its tool by a word "
+                                  "no called tool's name has, with values all from the request"),
+    Check("cut_thought", ("turn",), "a first thought the grammar's length bound cut off goes on, under the grammar, "
+                                    "to the call or the answer the model picks, not to an answer asked for (the shim)"),
 )
 """Every check, in the order they are tried within a stage."""
 

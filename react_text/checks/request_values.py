@@ -26,7 +26,7 @@ import regex
 from ..lexicon.en import NAME_JOINERS
 from ..lexicon.numbers import NUMBER
 
-__all__ = ["Kind", "RequestValues", "adds_nothing", "held_values", "in_request_order", "invented", "read_request", "taken_from"]
+__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented", "read_request", "taken_from"]
 
 Kind = Literal["number", "quoted", "code", "name"]
 
@@ -148,6 +148,13 @@ def adds_nothing(call: Mapping[str, Any], before: Sequence[Mapping[str, Any]], t
         if _unused(float(leaf) if isinstance(leaf, (int, float)) else leaf, used):
             return False
     return True
+
+
+def all_from_request(call: Mapping[str, Any], text: str) -> bool:
+    """Whether every value ``call`` passes (flags aside) is spelled in the request (``taken_from``), and it
+    passes one at least: nothing in it is the model's own."""
+    leaves = [leaf for leaf in _leaves(call) if not isinstance(leaf, bool)]
+    return bool(leaves) and all(taken_from(leaf, text) for leaf in leaves)
 
 
 def in_request_order(calls: Sequence[tuple[str, Mapping[str, Any]]], text: str) -> list[tuple[str, Any]]:

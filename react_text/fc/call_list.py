@@ -9,7 +9,8 @@ writes more lines, each a call of an offered tool, or closes the list. The turn'
 and keep their order. Written in one go, a list runs on past the request, so each listed call is checked
 (``ItemCheck``): a line written again ends the list, and so do a call that swaps a request value for one
 from nowhere (``kept_values``) and one that passes no request value the calls before it did not
-(``new_value``: the model lists every function offered, or varies a call made); a call with values from
+(``new_value``: the model lists every function offered, or varies a call made; unless the request names
+that call's tool by a word no called tool's name has, with values all from the request); a call with values from
 nowhere (``ungrounded``) is left out. The calls come back in the order the request names them.
 """
 
@@ -20,9 +21,11 @@ from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequenc
 
 from ..checks import CheckName
 from ..checks.grounding import ungrounded_values
-from ..checks.request_values import adds_nothing, in_request_order
+from ..checks.request_values import adds_nothing, all_from_request, in_request_order
 from ..grammar.gbnf import LIST_INDENT
+from ..lexicon.en import NAME_VERBS
 from ..lexicon.messages import message
+from ..prompting.retrieval import tool_terms
 from ..prompting.tool_views import signatures
 from ..protocol.dialects import DIALECTS
 from ..protocol.parser import parse
@@ -67,19 +70,34 @@ class Listing:
 
 def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any], kept: Kept | None,
                 checks: Container[str]) -> tuple[ItemCheck, ...]:
-    """The checks a listed call passes, as switched on: ``kept_values`` (``kept``, from ``next_calls``),
-    ``new_value`` (``request_values.adds_nothing``) and ``ungrounded`` (``grounding.ungrounded_values`` over
-    ``grounds``: the instructions, the request and the results)."""
+    """The checks a listed call passes, in order, as switched on: ``kept_values`` (``kept``, from
+    ``next_calls``), ``ungrounded`` (``grounding.ungrounded_values`` over ``grounds``: the instructions, the
+    request and the results) and ``new_value`` (``request_values.adds_nothing``, ``_asked_anew``)."""
     out = []
     if kept is not None:
         out.append(ItemCheck("kept_values", "end", lambda made, call: not kept(made, call)))
-    if "new_value" in checks:
-        out.append(ItemCheck("new_value", "end", lambda made, call: adds_nothing(
-            call[1], [args for _, args in made], question)))
-    if "ungrounded" in checks:
+    if "ungrounded" in checks:  # before new_value: a call of nowhere's values is left out, not read as the end
         out.append(ItemCheck("ungrounded", "drop", lambda made, call: bool(
             ungrounded_values(call[1], schemas.get(call[0]), grounds))))
+    if "new_value" in checks:
+        out.append(ItemCheck("new_value", "end", lambda made, call: adds_nothing(
+            call[1], [args for _, args in made], question) and not _asked_anew(call, [n for n, _ in made], question)))
     return tuple(out)
+
+
+_VERB_TERMS = frozenset(term for verb in NAME_VERBS for term in tool_terms(verb))
+
+
+def _asked_anew(call: tuple[str, dict], called: Sequence[str], question: str) -> bool:
+    """Whether the request asks for the call's tool by a word of its name that no called tool's name has, and
+    gives every value it passes: "the sales growth of XYZ over 3 years, and the interest coverage ratio too"
+    passes the same values to ``financial_ratios.interest_coverage`` after ``sales_growth.calculate``, and
+    that call is no variation. A call with a value of the model's own ("Chess Club") is not asked for."""
+    name, args = call
+    if name in called or not all_from_request(args, question):
+        return False
+    before = {term for other in called for term in tool_terms(other)} | _VERB_TERMS
+    return bool((set(tool_terms(name)) - before) & set(tool_terms(question)))
 
 
 def list_prompt(wrap: Callable[[str], str], lang: str, tools: Any, question: str) -> str:

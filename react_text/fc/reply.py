@@ -41,7 +41,8 @@ class ShimResult:
     more_calls: int = 0
     """How many of ``calls`` the steps after the turn added (``next_calls``): a trace tells them apart."""
     step_checks: tuple[str, ...] = ()
-    """The checks that acted on those steps, once per act (``other_values``, ``kept_values``)."""
+    """The checks that acted outside the turn's retries, once per act: on its thought (``cut_thought``) and on
+    the steps after it (``other_values``, ``kept_values``)."""
 
     @property
     def finish_reason(self) -> str:

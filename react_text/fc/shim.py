@@ -39,6 +39,7 @@ from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.hold import held_grammar
 from ..checks.reading import Reading, Situation
 from ..checks.review import ONE_TURN, review
+from ..grammar.gbnf import DEFAULT_MAX_THOUGHT_CHARS
 from ..protocol.parser import parse
 from ..types import Step
 from .answer_stream import AnswerStream
@@ -155,6 +156,7 @@ class _Request:
     schemas: Mapping[str, Any]
     grammar: str | None
     strict: str | None  # a retry follows a turn that was no decline: under a grammar, only what is offered
+    going_on: str | None  # the rest of a turn whose thought the bound cut (``cut_thought``); None: not asked
     calls: int  # how many calls one turn may hold
     asking: Asking | None  # how the calls after a turn's calls are asked for (``next_calls``); None: not asked
     example: str
@@ -176,12 +178,14 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
     by_name = {t.name: t for t in offered}
     grammar = turn_grammar(tpl, offered, choice, backend, constrain, calls=calls)
     strict = turn_grammar(tpl, offered, choice, backend, constrain, unoffered=False, calls=calls)
+    going_on = turn_grammar(tpl, offered, choice, backend, constrain, calls=calls, going_on=True) \
+        if "cut_thought" in checks else None
     example = example_call(tpl, offered, choice)
     shown = tpl.shown_episodes(offered, conversation.question, examples)
     situation = _situation(tpl, conversation, offered, shown, checks, choice.mode == "auto")
     return _Request(
         template=tpl, choice=choice, by_name=by_name, schemas={t.name: t.parameters for t in offered},
-        grammar=grammar, strict=strict, example=example, prose="error" if choice.forced else "final",
+        grammar=grammar, strict=strict, going_on=going_on, example=example, prose="error" if choice.forced else "final",
         calls=calls,
         asking=asking(tpl, offered, choice, backend, grammar, checks, calls, situation.lang, conversation.question,
                       situation.grounds),
@@ -189,6 +193,12 @@ def _read_request(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
         situation=situation, checks=checks,
         turns_before=len(conversation.turns),
     )
+
+
+def _cut(written: str) -> bool:
+    """Whether a turn written under a turn grammar is a thought its length bound ended (nothing after it)."""
+    thought = written.lstrip(" ")
+    return "\n" not in thought.rstrip("\n") and len(thought.rstrip("\n")) >= DEFAULT_MAX_THOUGHT_CHARS
 
 
 def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:
@@ -247,7 +257,7 @@ class _Attempts:
         self.lead = ""  # words the next turn starts with, written for the model (``_guarded``)
         self.accepted = ""  # the text of the turn whose verdict stands, as the prompt goes on after it
         self.more_calls = 0  # calls the steps after that turn added (``next_calls``)
-        self.step_checks: tuple[str, ...] = ()  # the checks that acted on those steps
+        self.step_checks: tuple[str, ...] = ()  # the checks that acted on the thought and on those steps
         self.held: str | None = None  # the next turn's grammar after a correction that names the tool (``_guarded``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -281,7 +291,7 @@ class _Attempts:
         more = next_calls(verdict.calls, self.prompt + self.accepted, self.n, complete, r.asking,
                           template=r.template, tools=r.by_name, choice=r.choice, example=r.example,
                           lang=r.situation.lang)
-        self.more_calls, self.step_checks = len(more.calls) - len(verdict.calls), more.acted
+        self.more_calls, self.step_checks = len(more.calls) - len(verdict.calls), self.step_checks + more.acted
         return replace(verdict, calls=more.calls)
 
     def _attempt(self) -> tuple[Verdict, str | None, bool]:
@@ -289,7 +299,14 @@ class _Attempts:
         r = self.request
         prefix = r.template.turn_prefix(self.n)
         lead, self.lead = self.lead, ""
-        text = lead + self._complete(self.prompt + lead, self._grammar(), self._turn_stream(prefix + lead))
+        grammar = self._grammar()
+        written = self._complete(self.prompt + lead, grammar, self._turn_stream(prefix + lead))
+        if r.going_on is not None and grammar in (r.grammar, r.strict) and _cut(written):
+            # The grammar's bound ended the thought mid-sentence ("...; lawCr"), not the model: what it
+            # meant to do next is its own choice, where a bare thought would be read as a decline.
+            self.step_checks += ("cut_thought",)
+            written += self._complete(self.prompt + lead + written, r.going_on, None)
+        text = lead + written
         step = parse_turn(r.template, text, self.n, r.schemas, prose=r.prose, lang=r.situation.lang)
         turn = prefix + text
         verdict = self._guarded(judge(step, r.by_name, r.choice, r.example))

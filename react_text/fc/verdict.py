@@ -95,8 +95,9 @@ def final_label(template: Any, n: int) -> str:
 
 
 def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backend: Backend, constrain: bool,
-                 *, unoffered: bool = True, calls: int = 1) -> str | None:
-    """GBNF for the turn, when asked for (``constrain``) or when a call is forced."""
+                 *, unoffered: bool = True, calls: int = 1, going_on: bool = False) -> str | None:
+    """GBNF for the turn, when asked for (``constrain``) or when a call is forced. ``going_on``: for the rest
+    of a turn whose thought the prompt already holds (``cut_thought``): more thought, then a call or an answer."""
     forced = choice.forced
     if not (constrain or forced):
         return None
@@ -113,8 +114,9 @@ def turn_grammar(template: Any, tools: Sequence[Any], choice: ToolChoice, backen
     try:
         # Unless a call is forced, the model may stop after its thought or (``unoffered``)
         # reach for a tool it was not offered: that is how it declines (see reaches_elsewhere).
-        return build_grammar(template.dialect, offered, allow_final=not forced, allow_thought_only=not forced,
-                             allow_unoffered=unoffered and not forced, calls=calls)
+        return build_grammar(template.dialect, offered, allow_final=not forced,
+                             allow_thought_only=not (forced or going_on), allow_unoffered=unoffered and not forced,
+                             thought_begun=going_on, calls=calls)
     except GrammarError as exc:  # e.g. a tool name the text protocol cannot carry
         raise ShimRequestError(f"cannot constrain this request: {exc}", "tools") from exc
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "STOPWORDS",
-           "SUFFIXES", "TOOL_NEUTRAL_WORDS"]
+           "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -47,6 +47,10 @@ COMBINING_WORDS = frozenset(
 """Words (stemmed) that say how a question combines facts, not which facts (``prompting.facts``)."""
 TOOL_NEUTRAL_WORDS = frozenset({"many", "much", "give", "use", "using", "value", "long"})
 """Words of a question that say nothing about a tool, beyond ``STOPWORDS`` (``prompting.retrieval``)."""
+NAME_VERBS = frozenset({"get", "set", "find", "fetch", "calc", "calculate", "compute", "check", "search", "retrieve",
+                        "lookup", "look", "list", "show", "make", "create", "update", "run", "perform", "do"})
+"""The verbs function names open with (``get_movie``, ``calculate_interest``): a request that says "get" or
+"find" asks for no tool in particular (``fc.call_list``)."""
 
 REFUSALS: tuple[str, ...] = (
     r"can ?not", r"can't", r"couldn't", r"could not", r"unable to", r"not able to",
