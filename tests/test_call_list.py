@@ -152,19 +152,3 @@ def test_a_listed_call_of_a_tool_the_request_names_anew_stands_with_the_same_val
                      backend=ScriptedBackend([turn, listed], supports_grammar=True), checks=ON)
     assert [name for name, _ in _calls(out)] == ["sculpture_price.get"] and out["step_checks"] == ["new_value"]
 
-
-def test_a_listed_call_with_values_from_nowhere_is_left_out_before_it_can_end_the_list() -> None:
-    """A call with a value of nowhere that adds nothing is left out (``ungrounded``), not read as the list's
-    end (``new_value``): the call after it still stands."""
-    tools = [{"type": "function", "function": {"name": name, "description": f"A sculpture's {name}.",
-              "parameters": {"type": "object", "properties": {"material": {"type": "string"},
-                                                              "size": {"type": "integer"}}}}}
-             for name in ("price", "availability")]
-    turn = ' The price.\nAction: price\nAction Input: {"material": "marble", "size": 3}'
-    listed = '    availability(material="marble", size=1234567),\n    price(material="granite", size=3),\n]'
-    question = "What is the price of a marble sculpture 3 feet tall, and of a granite one?"
-    out = tool_calls(_user(question), tools, backend=ScriptedBackend([turn, listed], supports_grammar=True), checks=ON)
-    assert [a["material"] for _, a in _calls(out)] == ["marble", "granite"] and out["step_checks"] == ["ungrounded"]
-    out = tool_calls(_user(question), tools, backend=ScriptedBackend([turn, listed], supports_grammar=True),
-                     checks=ON + ",-ungrounded")
-    assert [a["material"] for _, a in _calls(out)] == ["marble"] and out["step_checks"] == ["new_value"]

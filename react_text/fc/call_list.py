@@ -71,17 +71,19 @@ class Listing:
 def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any], kept: Kept | None,
                 checks: Container[str]) -> tuple[ItemCheck, ...]:
     """The checks a listed call passes, in order, as switched on: ``kept_values`` (``kept``, from
-    ``next_calls``), ``ungrounded`` (``grounding.ungrounded_values`` over ``grounds``: the instructions, the
-    request and the results) and ``new_value`` (``request_values.adds_nothing``, ``_asked_anew``)."""
+    ``next_calls``), ``new_value`` (``request_values.adds_nothing``, ``_asked_anew``) and ``ungrounded``
+    (``grounding.ungrounded_values`` over ``grounds``: the instructions, the request and the results).
+    ``ungrounded`` last: asked first, it left out calls that ``new_value`` would end the list at and read
+    on, +1 on the tuning items and -1 on the unseen ones (``results/bfcl/cut_thought/NOTES.md``)."""
     out = []
     if kept is not None:
         out.append(ItemCheck("kept_values", "end", lambda made, call: not kept(made, call)))
-    if "ungrounded" in checks:  # before new_value: a call of nowhere's values is left out, not read as the end
-        out.append(ItemCheck("ungrounded", "drop", lambda made, call: bool(
-            ungrounded_values(call[1], schemas.get(call[0]), grounds))))
     if "new_value" in checks:
         out.append(ItemCheck("new_value", "end", lambda made, call: adds_nothing(
             call[1], [args for _, args in made], question) and not _asked_anew(call, [n for n, _ in made], question)))
+    if "ungrounded" in checks:
+        out.append(ItemCheck("ungrounded", "drop", lambda made, call: bool(
+            ungrounded_values(call[1], schemas.get(call[0]), grounds))))
     return tuple(out)
 
 
