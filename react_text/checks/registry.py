@@ -88,7 +88,7 @@ CHECKS: tuple[Check, ...] = (
     Check("new_value", ("call",), "a listed call (call_list) that passes no value from the request that no call "
                                   "before it passed ends the list, unless the request names its tool by a word "
                                   "no called tool's name has, with values all from the request"),
-    Check("cut_thought", ("turn",), "a first thought the grammar's length bound cut off goes on, under the grammar, "
+    Check("cut_thought", ("turn",), "a thought the grammar's length bound cut off goes on, under the grammar, "
                                     "to the call or the answer the model picks, not to an answer asked for (the shim)"),
 )
 """Every check, in the order they are tried within a stage."""
