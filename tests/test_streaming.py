@@ -80,6 +80,21 @@ def test_held_back_is_exactly_the_longest_tail_that_may_grow_into_a_stop(text, s
         assert not any(s.startswith(text[len(text) - longer:]) and len(s) > longer for s in stop)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\n", "观", "察", "\nObservation:", "Question:", "x"]), max_size=30).map("".join),
+       st.lists(st.sampled_from(STOPS + ["b a", "ab"]), min_size=1, max_size=4))
+def test_a_text_fed_one_character_at_a_time_is_cut_where_the_whole_text_is(text, stop):
+    """Chinese arrives a token per character: the tail where a stop may begin must survive many tiny pieces."""
+    cutter, out, _ = _feed(text, list(range(len(text))), stop)
+    assert (cutter.text, cutter.stopped) == cut_at_stop(text, stop) and "".join(out) == cutter.text
+
+
+def test_a_made_up_observation_after_chinese_written_a_character_at_a_time_is_cut():
+    text = '需要两个事实。\nAction: search\nAction Input: {"query": "村子"}\nObservation: [1] 村子是村子。'
+    cutter, _, _ = _feed(text, list(range(len(text))), STOPS)
+    assert cutter.stopped and cutter.text == text[:text.index("\nObservation:")]
+
+
 def test_a_partial_observation_label_waits_until_it_is_clear():
     out: list[str] = []
     cutter = StopCutter(STOPS, out.append)

@@ -84,7 +84,7 @@ class StopCutter:
             self.stopped = True
             self._send(window, start, self._length)
             return True
-        self._tail = window[len(window) - self._longest + 1:] if self._longest > 1 else ""
+        self._tail = window[max(0, len(window) - self._longest + 1):] if self._longest > 1 else ""
         self._send(window, start, self._length - held_back(window, self.stop))
         return False
 
