@@ -37,6 +37,7 @@ from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.hold import held_grammar
+from ..checks.stated_options import stated_options
 from ..checks.reading import Reading, Situation
 from ..checks.review import ONE_TURN, review
 from ..grammar.gbnf import DEFAULT_MAX_THOUGHT_CHARS
@@ -277,7 +278,12 @@ class _Attempts:
             verdict, thought, done = self._attempt()
             if done:
                 break
-        return self._more(verdict), thought
+        verdict = self._more(verdict)
+        if "stated_option" in self.request.checks and verdict.calls:
+            calls = stated_options(verdict.calls, self.request.schemas, self.request.situation.question)
+            self.step_checks += ("stated_option",) if calls != verdict.calls else ()
+            verdict = replace(verdict, calls=calls)
+        return verdict, thought
 
     def _more(self, verdict: Verdict) -> Verdict:
         """The verdict's calls and those the request asks for after them (``next_calls``), when asked."""
