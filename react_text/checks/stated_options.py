@@ -18,8 +18,6 @@ from .request_values import read_request
 
 __all__ = ["offered_values", "stated_options"]
 
-Calls = tuple[tuple[str, dict], ...]
-
 
 def offered_values(prop: Any) -> tuple[str, ...]:
     """The string values a parameter says it takes: its ``enum``, else the values its description quotes
@@ -35,7 +33,7 @@ def offered_values(prop: Any) -> tuple[str, ...]:
 
 
 def stated_options(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any],
-                   request: str) -> Calls:
+                   request: str) -> tuple[tuple[str, dict], ...]:
     """``calls`` with each optional argument left out that the request states (see the module's docstring)."""
     return tuple((name, _with_stated(dict(args), schemas.get(name), request)) for name, args in calls)
 
