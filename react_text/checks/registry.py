@@ -19,7 +19,8 @@ too many where the request names a thing no argument takes: "on Mars if my weigh
 steps, with ``new_value`` ending the list at a call that brings no request value the calls before did not:
 on BFCL's tuning items 45/80 -> 53/80, 11 gained and 3 lost (``results/bfcl/call_list/``). ``stated_option``
 (the shim) is on: on every BFCL item of the non-live categories where it could act (82), 6 gained and none
-lost against it off (``results/bfcl/stated_option/``).
+lost against it off (``results/bfcl/stated_option/``); ``stated_flag`` (the shim) is on: on every such item where
+it acted (22 of 71 it could act on), 14 gained and none lost (``results/bfcl/stated_flag/``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ CheckName = Literal[
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
-    "kept_values", "call_list", "new_value", "cut_thought", "stated_option",
+    "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -95,6 +96,8 @@ CHECKS: tuple[Check, ...] = (
     Check("stated_option", ("call",), "an optional argument a call leaves out, when the request names exactly one "
                                       "of the values its enum or description offers, is passed with that value "
                                       "(the shim)"),
+    Check("stated_flag", ("call",), "a boolean parameter whose name's telling words the request holds, with no "
+                                    "negation in it, is passed as true (the shim)"),
 )
 """Every check, in the order they are tried within a stage."""
 

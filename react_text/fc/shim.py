@@ -16,11 +16,10 @@ often stop after a thought), ``"none"`` (an answer only), ``"required"`` or
 ``{"type": "function", "function": {"name": ...}}`` (a call, forced with a
 grammar when the backend supports one). A turn that cannot be used (format
 error, unknown tool, arguments that do not fit the schema, a call when none
-is allowed) is retried with the problem as the observation, up to
-``max_retries`` times (after the correction that names the tool a question
-plainly asks for, the retry is held by a grammar to a call of that tool when
-the backend takes grammars: ``checks.hold``, the ``held_call`` check); after that the reply is a plain assistant message that
-explains what went wrong, never an invented call.
+is allowed) is retried with the problem as the observation, up to ``max_retries`` times (after the
+correction that names the tool a question plainly asks for, the retry is held by a grammar to a call of
+that tool when the backend takes grammars: ``checks.hold``, the ``held_call`` check); after that the reply
+is a plain assistant message that explains what went wrong, never an invented call.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.hold import held_grammar
-from ..checks.stated_options import stated_options
+from ..checks.stated import stated_values
 from ..checks.reading import Reading, Situation
 from ..checks.review import ONE_TURN, review
 from ..grammar.gbnf import DEFAULT_MAX_THOUGHT_CHARS
@@ -279,10 +278,10 @@ class _Attempts:
             if done:
                 break
         verdict = self._more(verdict)
-        if "stated_option" in self.request.checks and verdict.calls:
-            calls = stated_options(verdict.calls, self.request.schemas, self.request.situation.question)
-            self.step_checks += ("stated_option",) if calls != verdict.calls else ()
-            verdict = replace(verdict, calls=calls)
+        if verdict.calls:
+            calls, acted = stated_values(verdict.calls, self.request.schemas, self.request.situation.question,
+                                         self.request.checks)
+            verdict, self.step_checks = replace(verdict, calls=calls), self.step_checks + acted
         return verdict, thought
 
     def _more(self, verdict: Verdict) -> Verdict:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "STOPWORDS",
-           "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS"]
+           "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS", "FLAG_WORDS", "NEGATIONS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -51,6 +51,14 @@ NAME_VERBS = frozenset({"get", "set", "find", "fetch", "calc", "calculate", "com
                         "lookup", "look", "list", "show", "make", "create", "update", "run", "perform", "do"})
 """The verbs function names open with (``get_movie``, ``calculate_interest``): a request that says "get" or
 "find" asks for no tool in particular (``fc.call_list``)."""
+FLAG_WORDS = frozenset({"include", "return", "is", "has", "have", "with", "use", "enable", "enabled", "allow",
+                        "consider", "want", "as", "flag", "option", "optional", "only"})
+"""Words a boolean parameter's name holds that say only that it is a switch (``include_history``,
+``is_detailed``), not what it switches (``checks.stated_flags``)."""
+NEGATIONS = frozenset({"not", "no", "without", "don't", "doesn't", "never", "exclude", "excluding", "except",
+                       "nor", "neither", "omit", "skip", "dont"})
+"""Words by which a request may ask for something off rather than on (``checks.stated_flags``; it also reads
+any word ending in "n't")."""
 
 REFUSALS: tuple[str, ...] = (
     r"can ?not", r"can't", r"couldn't", r"could not", r"unable to", r"not able to",

@@ -1,0 +1,35 @@
+"""The checks that fill in what the request states, applied to a reply's calls in the registry's order.
+
+Why one entry: ``stated_option`` and ``stated_flag`` each read only the calls, their schemas and the
+request, after every call is made, and they touch arguments of different kinds (a left-out string option,
+a boolean); the shim applies them as one step and records which acted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Container, Mapping, Sequence
+
+from .registry import CheckName, in_order
+from .stated_flags import stated_flags
+from .stated_options import stated_options
+
+__all__ = ["stated_values"]
+
+_FILLS: dict[str, Callable[[Sequence[tuple[str, Mapping[str, Any]]], Mapping[str, Any], str],
+                           tuple[tuple[str, dict], ...]]] = {
+    "stated_option": stated_options, "stated_flag": stated_flags}
+
+
+def stated_values(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any], request: str,
+                  checks: Container[str]) -> tuple[tuple[tuple[str, dict], ...], tuple[CheckName, ...]]:
+    """``calls`` with each switched-on fill applied, and the names of those that changed something."""
+    out, acted = tuple((name, dict(args)) for name, args in calls), []
+    for name in in_order("call"):
+        fill = _FILLS.get(name)
+        if fill is None or name not in checks:
+            continue
+        filled = fill(out, schemas, request)
+        if filled != out:
+            acted.append(name)
+        out = filled
+    return out, tuple(acted)
