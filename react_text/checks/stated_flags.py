@@ -1,12 +1,12 @@
 """Flags the request names: passed as true (the ``stated_flag`` check).
 
 Why: a small model writes a boolean parameter as ``false``, or leaves it out, when the request asks for
-what it switches on: "the driving distance ... with the shortest route" comes back with
-``shortest_route=false``, "fetch the empire's history and influences" without ``include_influences``. A
-flag's name says what it is about once the words that only say "a flag" are set aside (``include``,
-``return``, ``is``: ``lexicon.en.FLAG_WORDS``, and the verbs function names open with); when the request
-holds every other word of the name and says no "not", "without" or the like (``lexicon.en.NEGATIONS``:
-there it may ask for the flag off), the flag is passed as true. Pure functions over plain data.
+what it switches on: "hotels in Oslo with free breakfast" comes back with ``free_breakfast=false``, "the
+report and its sources" without ``include_sources``. A flag's name says what it is about once the words
+that only say "a switch" are set aside (``include``, ``return``, ``is``: ``lexicon.en.FLAG_WORDS``, and the
+verbs function names open with); when the request holds every other word of the name and says no "not",
+"without" or the like (``lexicon.en.NEGATIONS``: there it may ask for the flag off), the flag is passed as
+true. Pure functions over plain data.
 """
 
 from __future__ import annotations
