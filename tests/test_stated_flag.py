@@ -26,6 +26,8 @@ def test_a_flag_is_named_by_every_telling_word_of_its_name_and_never_under_a_neg
     assert named_flags(ROUTE, "Oslo to Bergen, but not the shortest route.") == ()
     assert named_flags(ROUTE, "Oslo to Bergen; I don't want the shortest route.") == ()
     assert named_flags(ROUTE, "Oslo to Bergen; it isn't the shortest route I want.") == ()
+    assert named_flags(ROUTE, "奥斯陆到卑尔根的 shortest route") == ("shortest_route",)
+    assert named_flags(ROUTE, "奥斯陆到卑尔根，不要 shortest route") == ()
     assert named_flags({"properties": {"route_name": {"type": "string"}}}, "the route name") == ()  # not boolean
     assert named_flags(None, "shortest route") == ()
 

@@ -15,7 +15,7 @@ from .stated_options import stated_options
 
 __all__ = ["stated_values"]
 
-_FILLS: dict[str, Callable[[Sequence[tuple[str, Mapping[str, Any]]], Mapping[str, Any], str],
+_FILLS: dict[CheckName, Callable[[Sequence[tuple[str, Mapping[str, Any]]], Mapping[str, Any], str],
                            tuple[tuple[str, dict], ...]]] = {
     "stated_option": stated_options, "stated_flag": stated_flags}
 

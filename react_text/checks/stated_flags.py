@@ -5,8 +5,8 @@ what it switches on: "hotels in Oslo with free breakfast" comes back with ``free
 report and its sources" without ``include_sources``. A flag's name says what it is about once the words
 that only say "a switch" are set aside (``include``, ``return``, ``is``: ``lexicon.en.FLAG_WORDS``, and the
 verbs function names open with); when the request holds every other word of the name and says no "not",
-"without" or the like (``lexicon.en.NEGATIONS``: there it may ask for the flag off), the flag is passed as
-true. Pure functions over plain data.
+"without" or the like (``lexicon.en.NEGATIONS``, ``lexicon.zh.NEGATION_CHARS``: there it may ask for the
+flag off), the flag is passed as true. Pure functions over plain data.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from typing import Any, Mapping, Sequence
 import regex
 
 from ..lexicon.en import FLAG_WORDS, NAME_VERBS, NEGATIONS
+from ..lexicon.zh import NEGATION_CHARS
 from ..prompting.retrieval import tool_terms
 
 __all__ = ["named_flags", "stated_flags"]
 
 _FLAG_TERMS = frozenset(term for word in FLAG_WORDS | NAME_VERBS for term in tool_terms(word))
-_NEGATION = regex.compile(r"(?<!\p{L})(?:" + "|".join(regex.escape(w) for w in sorted(NEGATIONS)) + r"|\p{L}+n['’]t)(?!\p{L})",
-                          regex.IGNORECASE)
+_NEGATION = regex.compile(r"(?<!\p{L})(?:" + "|".join(regex.escape(w) for w in sorted(NEGATIONS)) + r"|\p{L}+n['’]t)(?!\p{L})"
+                          + f"|[{NEGATION_CHARS}]", regex.IGNORECASE)
 
 
 def named_flags(schema: Any, request: str) -> tuple[str, ...]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["COUNT", "DIGITS", "FUNCTION_CHARS", "MEASURE_WORDS", "NUMBER_UNITS", "ONE_TO_TEN", "REFUSALS", "STOPWORDS",
-           "STOP_PAIRS", "is_chinese"]
+__all__ = ["COUNT", "DIGITS", "FUNCTION_CHARS", "MEASURE_WORDS", "NEGATION_CHARS", "NUMBER_UNITS", "ONE_TO_TEN",
+           "REFUSALS", "STOPWORDS", "STOP_PAIRS", "is_chinese"]
 
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 """Digits of a Chinese numeral."""
@@ -12,6 +12,9 @@ NUMBER_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_00
 ONE_TO_TEN = "一二三四五六七八九十"
 """The numerals one to ten in order, for writing a count ("第三")."""
 
+NEGATION_CHARS = "不没无别勿非未免"
+"""Characters by which a Chinese request may ask for something off ("不要", "没有", "无需", "别", "免"):
+``checks.stated_flags`` sets no flag where one occurs."""
 MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
 """The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
 COUNT = f"(?:多少|几)[{MEASURE_WORDS}人]"
