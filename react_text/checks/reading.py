@@ -15,7 +15,10 @@ from ..redaction import SECRET_FIELDS
 from ..types import Step
 from .registry import ALL_CHECKS, DEFAULT_CHECKS, CheckName
 
-__all__ = ["HeldValues", "Nudge", "Reading", "Situation"]
+__all__ = ["Calls", "HeldValues", "Nudge", "Reading", "Situation"]
+
+Calls = tuple[tuple[str, dict], ...]
+"""(tool, arguments) of each call a reply makes, in order: what the shim's steps and fills pass along."""
 
 HeldValues = tuple[tuple[str, tuple[str, ...]], ...]
 """(argument, the values it may take) for a held call (``Nudge.hold_values``)."""

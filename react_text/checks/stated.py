@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Container, Mapping, Sequence
 
+from .reading import Calls
 from .registry import CheckName, in_order
 from .stated_flags import stated_flags
 from .stated_options import stated_options
 
 __all__ = ["stated_values"]
 
-_FILLS: dict[CheckName, Callable[[Sequence[tuple[str, Mapping[str, Any]]], Mapping[str, Any], str],
-                           tuple[tuple[str, dict], ...]]] = {
+_FILLS: dict[CheckName, Callable[[Sequence[tuple[str, Mapping[str, Any]]], Mapping[str, Any], str], Calls]] = {
     "stated_option": stated_options, "stated_flag": stated_flags}
 
 
 def stated_values(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any], request: str,
-                  checks: Container[str]) -> tuple[tuple[tuple[str, dict], ...], tuple[CheckName, ...]]:
+                  checks: Container[str]) -> tuple[Calls, tuple[CheckName, ...]]:
     """``calls`` with each switched-on fill applied, and the names of those that changed something."""
     out, acted = tuple((name, dict(args)) for name, args in calls), []
     for name in in_order("call"):

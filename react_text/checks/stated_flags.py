@@ -18,6 +18,7 @@ import regex
 from ..lexicon.en import FLAG_WORDS, NAME_VERBS, NEGATIONS
 from ..lexicon.zh import NEGATION_CHARS
 from ..prompting.retrieval import tool_terms
+from .reading import Calls
 
 __all__ = ["named_flags", "stated_flags"]
 
@@ -44,7 +45,7 @@ def named_flags(schema: Any, request: str) -> tuple[str, ...]:
 
 
 def stated_flags(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any],
-                 request: str) -> tuple[tuple[str, dict], ...]:
+                 request: str) -> Calls:
     """``calls`` with every flag the request names (``named_flags``) passed as true."""
     return tuple((name, {**args, **{flag: True for flag in named_flags(schemas.get(name), request)}})
                  for name, args in calls)

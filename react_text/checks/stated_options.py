@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import regex
 
+from .reading import Calls
 from .request_values import read_request
 
 __all__ = ["offered_values", "stated_options"]
@@ -33,7 +34,7 @@ def offered_values(prop: Any) -> tuple[str, ...]:
 
 
 def stated_options(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any],
-                   request: str) -> tuple[tuple[str, dict], ...]:
+                   request: str) -> Calls:
     """``calls`` with each optional argument left out that the request states (see the module's docstring)."""
     return tuple((name, _with_stated(dict(args), schemas.get(name), request)) for name, args in calls)
 

@@ -21,6 +21,7 @@ from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequenc
 
 from ..checks import CheckName
 from ..checks.grounding import ungrounded_values
+from ..checks.reading import Calls
 from ..checks.request_values import adds_nothing, all_from_request, in_request_order
 from ..grammar.gbnf import LIST_INDENT
 from ..lexicon.en import NAME_VERBS
@@ -34,7 +35,6 @@ from .verdict import judge
 
 __all__ = ["Calls", "Complete", "ItemCheck", "Kept", "Listing", "list_checks", "list_prompt", "rest_of_list"]
 
-Calls = tuple[tuple[str, dict], ...]
 Complete = Callable[[str, Optional[str]], str]
 """The model: (prompt, grammar) -> the text it writes after the prompt."""
 Kept = Callable[[Calls, tuple[str, dict]], bool]

@@ -100,7 +100,7 @@ class MoreCalls:
     acted: tuple[str, ...] = ()
 
 
-def next_calls(calls: tuple[tuple[str, dict], ...], prompt: str, n: int, complete: Complete, asking: Asking, *,
+def next_calls(calls: Calls, prompt: str, n: int, complete: Complete, asking: Asking, *,
                template: Any, tools: Mapping[str, Any], choice: ToolChoice, example: str,
                lang: str | None) -> MoreCalls:
     """``calls`` (written in turn ``n``, whose text ends ``prompt``) and the calls the next steps add.

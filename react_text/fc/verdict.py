@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from ..backends.base import Backend
 from ..backends.build import supports_grammar
+from ..checks.reading import Calls
 from ..grammar.gbnf import build_grammar
 from ..grammar.terms import GrammarError
 from ..protocol.dialects import format_action, format_final
@@ -32,7 +33,7 @@ for several independent things gets them in one reply, in order."""
 class Verdict:
     """What a turn means: ``calls`` (name, checked arguments), an ``answer``, or a ``problem``."""
 
-    calls: tuple[tuple[str, dict], ...] = ()
+    calls: Calls = ()
     answer: str | None = None
     problem: str | None = None  # message for the model when the turn cannot be used
     code: str | None = None
