@@ -20,7 +20,9 @@ steps, with ``new_value`` ending the list at a call that brings no request value
 on BFCL's tuning items 45/80 -> 53/80, 11 gained and 3 lost (``results/bfcl/call_list/``). ``stated_option``
 (the shim) is on: on every BFCL item of the non-live categories where it could act (82), 6 gained and none
 lost against it off (``results/bfcl/stated_option/``); ``stated_flag`` (the shim) is on: on every such item where
-it acted (22 of 71 it could act on), 14 gained and none lost (``results/bfcl/stated_flag/``).
+it acted (22 of 71 it could act on), 14 gained and none lost (``results/bfcl/stated_flag/``); ``stated_list`` (the
+shim) is on: where it could act (32), it acted on 3, 2 gained and none lost, and BFCL's answers show no item where
+it could cost (``results/bfcl/stated_list/``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ CheckName = Literal[
     "tool_error", "question_back", "expression", "example_value", "other_year", "measure", "not_a_number",
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
-    "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag",
+    "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -98,6 +100,8 @@ CHECKS: tuple[Check, ...] = (
                                       "(the shim)"),
     Check("stated_flag", ("call",), "a boolean parameter whose name's telling words the request holds, with no "
                                     "negation in it, is passed as true (the shim)"),
+    Check("stated_list", ("call",), "an optional list parameter a call leaves out, when the request names items its "
+                                    "items' enum offers, is passed those items (the shim; a tool called once)"),
 )
 """Every check, in the order they are tried within a stage."""
 

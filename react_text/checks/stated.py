@@ -1,8 +1,8 @@
 """The checks that fill in what the request states, applied to a reply's calls in the registry's order.
 
-Why one entry: ``stated_option`` and ``stated_flag`` each read only the calls, their schemas and the
+Why one entry: ``stated_option``, ``stated_flag`` and ``stated_list`` each read only the calls, their schemas and the
 request, after every call is made, and they touch arguments of different kinds (a left-out string option,
-a boolean); the shim applies them as one step and records which acted.
+a boolean, a left-out list); the shim applies them as one step and records which acted.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from typing import Any, Callable, Container, Mapping, Sequence
 from .reading import Calls
 from .registry import CheckName, in_order
 from .stated_flags import stated_flags
+from .stated_lists import stated_lists
 from .stated_options import stated_options
 
 __all__ = ["stated_values"]
 
 _FILLS: dict[CheckName, Callable[[Sequence[tuple[str, Mapping[str, Any]]], Mapping[str, Any], str], Calls]] = {
-    "stated_option": stated_options, "stated_flag": stated_flags}
+    "stated_option": stated_options, "stated_flag": stated_flags, "stated_list": stated_lists}
 
 
 def stated_values(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any], request: str,

@@ -20,18 +20,24 @@ from ..lexicon.zh import NEGATION_CHARS
 from ..prompting.retrieval import tool_terms
 from .reading import Calls
 
-__all__ = ["named_flags", "stated_flags"]
+__all__ = ["named_flags", "negates", "stated_flags"]
 
 _FLAG_TERMS = frozenset(term for word in FLAG_WORDS | NAME_VERBS for term in tool_terms(word))
 _NEGATION = regex.compile(r"(?<!\p{L})(?:" + "|".join(regex.escape(w) for w in sorted(NEGATIONS)) + r"|\p{L}+n['’]t)(?!\p{L})"
                           + f"|[{NEGATION_CHARS}]", regex.IGNORECASE)
 
 
+def negates(request: str) -> bool:
+    """Whether ``request`` says "not", "without", any "…n't" or a negating Chinese character: it may then ask
+    for a thing to be off or left out, and a fill must not read it as asked for."""
+    return _NEGATION.search(request) is not None
+
+
 def named_flags(schema: Any, request: str) -> tuple[str, ...]:
     """The boolean parameters of ``schema`` whose name the request holds every telling word of, in the
     schema's order; none when the request negates anything."""
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(properties, Mapping) or _NEGATION.search(request):
+    if not isinstance(properties, Mapping) or negates(request):
         return ()
     said = set(tool_terms(request))
     out = []

@@ -17,7 +17,7 @@ import regex
 from .reading import Calls
 from .request_values import read_request
 
-__all__ = ["offered_values", "stated_options"]
+__all__ = ["left_out", "offered_values", "says", "stated_options"]
 
 
 def offered_values(prop: Any) -> tuple[str, ...]:
@@ -39,21 +39,26 @@ def stated_options(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapp
     return tuple((name, _with_stated(dict(args), schemas.get(name), request)) for name, args in calls)
 
 
-def _with_stated(args: dict, schema: Any, request: str) -> dict:
+def left_out(args: Mapping[str, Any], schema: Any) -> dict[str, Any]:
+    """The optional parameters of ``schema`` that ``args`` does not pass, by name: what a fill may add."""
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(properties, Mapping):
-        return args
+        return {}
     required = set(schema.get("required") or ())
-    left_out = {name: [v for v in offered_values(prop) if _says(request, v)]
-                for name, prop in properties.items() if name not in args and name not in required}
-    said = [v for stated in left_out.values() for v in stated]
-    for name, stated in left_out.items():
+    return {name: prop for name, prop in properties.items() if name not in args and name not in required}
+
+
+def _with_stated(args: dict, schema: Any, request: str) -> dict:
+    stated_by = {name: [v for v in offered_values(prop) if says(request, v)]
+                 for name, prop in left_out(args, schema).items()}
+    said = [v for stated in stated_by.values() for v in stated]
+    for name, stated in stated_by.items():
         if len(stated) == 1 and said.count(stated[0]) == 1:
             args[name] = stated[0]
     return args
 
 
-def _says(request: str, value: str) -> bool:
+def says(request: str, value: str) -> bool:
     """Whether ``request`` names ``value`` as a word or words of its own (letter case aside)."""
     return regex.search(rf"(?<![\p{{L}}\p{{N}}]){regex.escape(value)}(?![\p{{L}}\p{{N}}])", request,
                         regex.IGNORECASE) is not None
