@@ -32,16 +32,18 @@ def test_stated_lists_fills_a_left_out_list_only_where_no_guard_holds() -> None:
     assert stated_lists(given, {"find": FIND}, ask) == given  # the model's own list stands
     twice = (("find", {"city": "Oslo"}), ("find", {"city": "Bergen"}))
     assert stated_lists(twice, {"find": FIND}, ask) == twice  # the items may be shared out among the calls
-    assert stated_lists((("find", {"city": "Oslo"}),), {"find": FIND}, "A restaurant in Oslo that is not seafood.") == (
-        ("find", {"city": "Oslo"}),)
-    both = {"type": "object", "properties": {"cuisine": CUISINES, "style": {"type": "string", "enum": ["Seafood", "Grill"]}}}
+    negated = "A restaurant in Oslo that is not seafood."
+    assert stated_lists((("find", {"city": "Oslo"}),), {"find": FIND}, negated) == (("find", {"city": "Oslo"}),)
+    style = {"type": "string", "enum": ["Seafood", "Grill"]}
+    both = {"type": "object", "properties": {"cuisine": CUISINES, "style": style}}
     assert stated_lists((("find", {}),), {"find": both}, ask) == (("find", {}),)  # "seafood" may be the style's
     required = {**FIND, "required": ["city", "cuisine"]}
     assert stated_lists((("find", {"city": "Oslo"}),), {"find": required}, ask) == (("find", {"city": "Oslo"}),)
 
 
 def test_the_shim_passes_the_named_items_and_says_so_and_not_with_the_check_off() -> None:
-    tools = [{"type": "function", "function": {"name": "find", "description": "Find a restaurant.", "parameters": FIND}}]
+    tools = [{"type": "function",
+              "function": {"name": "find", "description": "Find a restaurant.", "parameters": FIND}}]
     turn = ' I look for one.\nAction: find\nAction Input: {"city": "Oslo"}'
     ask = _user("Find me a seafood restaurant in Oslo.")
 

@@ -1,8 +1,8 @@
 """The checks that fill in what the request states, applied to a reply's calls in the registry's order.
 
-Why one entry: ``stated_option``, ``stated_flag`` and ``stated_list`` each read only the calls, their schemas and the
-request, after every call is made, and they touch arguments of different kinds (a left-out string option,
-a boolean, a left-out list); the shim applies them as one step and records which acted.
+Why one entry: ``stated_option``, ``stated_flag`` and ``stated_list`` each read only the calls, their schemas
+and the request, after every call is made, and they touch arguments of different kinds (a left-out string
+option, a boolean, a left-out list); the shim applies them as one step and records which acted.
 """
 
 from __future__ import annotations

@@ -34,11 +34,10 @@ def _item_values(prop: Any) -> tuple[str, ...]:
 
 def stated_lists(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mapping[str, Any], request: str) -> Calls:
     """``calls`` with each optional list the request names items of passed (see the module's docstring)."""
-    if negates(request):
-        return tuple((name, dict(args)) for name, args in calls)
     times = Counter(name for name, _ in calls)
-    return tuple((name, _with_items(dict(args), schemas.get(name), request) if times[name] == 1 else dict(args))
-                 for name, args in calls)
+    fill = not negates(request)
+    return tuple((name, _with_items(dict(args), schemas.get(name), request) if fill and times[name] == 1
+                     else dict(args)) for name, args in calls)
 
 
 def _with_items(args: dict, schema: Any, request: str) -> dict:
