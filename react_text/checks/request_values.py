@@ -23,10 +23,12 @@ from typing import Any, Literal, Mapping, Sequence
 
 import regex
 
-from ..lexicon.en import NAME_JOINERS
+from ..lexicon.en import NAME_JOINERS, NEGATIONS
+from ..lexicon.zh import NEGATION_CHARS
 from ..lexicon.numbers import NUMBER
 
-__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented", "read_request", "taken_from"]
+__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented", "negates", "read_request",
+           "taken_from"]
 
 Kind = Literal["number", "quoted", "code", "name"]
 
@@ -35,6 +37,9 @@ _TOKEN = regex.compile(r"[\p{L}\p{N}](?:[\p{L}\p{N}.&'’-]*[\p{L}\p{N}.])?")
 _CODE = regex.compile(r"\p{L}*\d[\p{L}\p{N}-]*")
 _SIGNED = regex.compile(rf"(?:(?<![\p{{L}}\p{{N}}])[-−])?{NUMBER.pattern}")
 """A number with its sign: ``b=-3`` is -3, but ``10-20`` is 10 and 20 and a date's ``-05`` is 5."""
+_NEGATION = regex.compile(r"(?<!\p{L})(?:" + "|".join(regex.escape(w) for w in sorted(NEGATIONS)) + r"|\p{L}+n['’]t)(?!\p{L})"
+            + f"|[{NEGATION_CHARS}]", regex.IGNORECASE)
+"""A negation: "not", "without", any "…n't", or a negating Chinese character."""
 _NUMBER_NEXT = regex.compile(r"\s+\d")
 _SEPARATORS = regex.compile(r"[_\-]+")
 _OPENS_CLAUSE = regex.compile(r"(?:^|[.?!,;:]\s*)$")
@@ -61,6 +66,12 @@ def read_request(text: str) -> RequestValues:
     codes = [_word(t[0]) for t in tokens if _CODE.fullmatch(_word(t[0]))]
     return RequestValues(tuple(dict.fromkeys(n for n in numbers if n is not None)), _once(quoted), _once(codes),
                          _once(_names(text, tokens)))
+
+
+def negates(request: str) -> bool:
+    """Whether ``request`` says "not", "without", any "…n't" or a negating Chinese character: it may then ask
+    for a thing to be off or left out, and a fill must not read it as asked for."""
+    return _NEGATION.search(request) is not None
 
 
 def taken_from(value: Any, text: str) -> bool:

@@ -13,24 +13,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-import regex
-
-from ..lexicon.en import FLAG_WORDS, NAME_VERBS, NEGATIONS
-from ..lexicon.zh import NEGATION_CHARS
+from ..lexicon.en import FLAG_WORDS, NAME_VERBS
 from ..prompting.retrieval import tool_terms
 from .reading import Calls
+from .request_values import negates
 
-__all__ = ["named_flags", "negates", "stated_flags"]
+__all__ = ["named_flags", "stated_flags"]
 
 _FLAG_TERMS = frozenset(term for word in FLAG_WORDS | NAME_VERBS for term in tool_terms(word))
-_NEGATION = regex.compile(r"(?<!\p{L})(?:" + "|".join(regex.escape(w) for w in sorted(NEGATIONS)) + r"|\p{L}+n['’]t)(?!\p{L})"
-                          + f"|[{NEGATION_CHARS}]", regex.IGNORECASE)
-
-
-def negates(request: str) -> bool:
-    """Whether ``request`` says "not", "without", any "…n't" or a negating Chinese character: it may then ask
-    for a thing to be off or left out, and a fill must not read it as asked for."""
-    return _NEGATION.search(request) is not None
 
 
 def named_flags(schema: Any, request: str) -> tuple[str, ...]:

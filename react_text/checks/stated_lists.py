@@ -6,7 +6,7 @@ parameter says which items it takes by its ``items`` enum; when a call leaves ou
 the request names some of its items as words of their own (two characters or more: a lone letter is also
 an article), the call gets them, in the enum's order. Not when another left-out parameter offers any of
 those words too (it may be that one's), when the request negates anything ("not Italian": see
-``stated_flags.negates``), or when the reply calls the tool more than once (the request may share the
+``request_values.negates``), or when the reply calls the tool more than once (the request may share the
 items out among the calls). Pure functions over plain data.
 """
 
@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from .reading import Calls
-from .stated_flags import negates
+from .request_values import negates
 from .stated_options import left_out, offered_values, says
 
 __all__ = ["named_items", "stated_lists"]
