@@ -39,6 +39,7 @@ CheckName = Literal[
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
+    "percent",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -102,6 +103,9 @@ CHECKS: tuple[Check, ...] = (
                                     "negation in it, is passed as true (the shim)"),
     Check("stated_list", ("call",), "an optional list parameter a call leaves out, when the request names items its "
                                     "items' enum offers, is passed those items (the shim; a tool called once)"),
+    Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
+                                "number parameter that does not say it takes a percentage, is passed as a fraction "
+                                "(0.05; the shim)"),
 )
 """Every check, in the order they are tried within a stage."""
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 __all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "STOPWORDS",
-           "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS", "FLAG_WORDS", "NEGATIONS"]
+           "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS", "FLAG_WORDS", "NEGATIONS", "PERCENT_WORDS",
+           "FRACTION_WORDS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -72,6 +73,12 @@ REFUSALS: tuple[str, ...] = (
     r"(?:i|we) (?:don't|do not) have",
 )
 """Phrases that decline to answer, as regex fragments matched between word boundaries."""
+
+PERCENT_WORDS: tuple[str, ...] = ("percent", "per cent", "percentage")
+"""Words that write a number as a percentage ("5 percent"), beside the sign; in a parameter's description they
+say it takes one (``checks.percents``)."""
+FRACTION_WORDS: tuple[str, ...] = ("decimal", "fraction", "proportion")
+"""Words by which a parameter's description says it takes a share as a fraction ("as a decimal": 0.05)."""
 
 NAME_JOINERS = frozenset("of de la le du da di del von van der".split())
 """Lower-case words that join the capitalised parts of one name ("Treaty of Paris", "Ludwig van Beethoven")."""

@@ -11,7 +11,8 @@ import regex
 
 from . import en, zh
 
-__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "en_number_words", "number_value", "written_number", "zh_value"]
+__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "en_number_words", "number_value", "percentages",
+           "written_number", "zh_value"]
 
 NUMBER = regex.compile(r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)")
 """A number as written in digits: thousands commas, decimals ("48,213", "2.40"). A comma not followed by
@@ -21,6 +22,9 @@ _ZH_DIGITS, _ZH_UNITS = zh.DIGITS, zh.NUMBER_UNITS
 ZH_NUMERAL = regex.compile(f"[{''.join(_ZH_DIGITS)}{''.join(_ZH_UNITS)}]+")
 """A Chinese numeral (``三``, ``十二``, ``两千``)."""
 
+_PERCENT = regex.compile(
+    rf"(?<![\d.,])({NUMBER.pattern})\s*(?:[%％]|(?:{'|'.join(en.PERCENT_WORDS)})\b)"
+    rf"|{zh.PERCENT}({NUMBER.pattern}|{ZH_NUMERAL.pattern})", regex.IGNORECASE)
 _EN_WORD = regex.compile(rf"\b(?:{'|'.join(sorted(EN_NUMBER_WORDS, key=len, reverse=True))})\b", regex.IGNORECASE)
 _NUMBER_OR_WORD = regex.compile(rf"\d|{ZH_NUMERAL.pattern}|{_EN_WORD.pattern}", regex.IGNORECASE)
 
@@ -56,3 +60,16 @@ def number_value(word: str) -> float | None:
 def en_number_words(text: str) -> list[str]:
     """The English number words in ``text``, folded, in order."""
     return [m.casefold() for m in _EN_WORD.findall(text)]
+
+
+def percentages(text: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The numbers ``text`` writes as percentages ("5%", "5 percent", "百分之五": 5.0), and those it writes
+    without a percent sign or word, each in the order written."""
+    shares = [_digits(m[1]) if m[1] else (_digits(m[2]) if m[2][0].isdigit() else zh_value(m[2]))
+              for m in _PERCENT.finditer(text)]
+    rest = _PERCENT.sub(" ", text)
+    return tuple(dict.fromkeys(shares)), tuple(dict.fromkeys(_digits(m[0]) for m in NUMBER.finditer(rest)))
+
+
+def _digits(text: str) -> float:
+    return float(text.replace(",", ""))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["COUNT", "DIGITS", "FUNCTION_CHARS", "MEASURE_WORDS", "NEGATION_CHARS", "NUMBER_UNITS", "ONE_TO_TEN",
-           "REFUSALS", "STOPWORDS", "STOP_PAIRS", "is_chinese"]
+           "PERCENT", "REFUSALS", "STOPWORDS", "STOP_PAIRS", "is_chinese"]
 
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 """Digits of a Chinese numeral."""
@@ -15,6 +15,8 @@ ONE_TO_TEN = "一二三四五六七八九十"
 NEGATION_CHARS = "不没无别勿非未免"
 """Characters by which a Chinese request may ask for something off ("不要", "没有", "无需", "别", "免"):
 ``checks.stated_flags`` sets no flag where one occurs."""
+PERCENT = "百分之"
+"""What writes a number after it as a percentage ("百分之5", "百分之五")."""
 MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
 """The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
 COUNT = f"(?:多少|几)[{MEASURE_WORDS}人]"
