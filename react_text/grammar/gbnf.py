@@ -21,7 +21,8 @@ What a turn may contain, by design:
 - the thought is one line without ``{ } [ ] `` ` `` (so a JSON blob or ``Tool[x]`` in
   prose can never be read as a second action);
 - arguments are JSON objects whose keys follow the schema's order, required keys
-  first, optional keys may be left out; no keys outside the schema;
+  first, optional keys may be left out; no keys outside the schema (but see
+  ``allow_unoffered``);
 - a tool with exactly one candidate argument may also be called with a bare value
   (``paper``: ``search[text]``, ``call``: ``search("text")``), which the parser returns
   as a string; a tool without arguments is ``Tool[]`` / ``tool()`` (also ``{}``);
@@ -100,7 +101,8 @@ def build_grammar(
     decline every tool (the parser reads such a turn as prose; the shim then asks for
     the answer). ``allow_unoffered`` admits an action naming a tool that is not
     offered (free-form arguments): a model reaching for a tool it lacks can show it
-    instead of being steered into an offered one that does not fit. ``thought_begun``
+    instead of being steered into an offered one that does not fit; its name may be an
+    offered one's, with arguments outside the schema (``results/bfcl/fresh-spread/``). ``thought_begun``
     lets the thought be empty: the prompt already ends inside it (words written for the
     model after a correction), so the action may follow at once. ``calls`` is how many
     calls one turn may hold, one after another (parallel tool calls); with more than one,
