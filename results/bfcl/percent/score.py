@@ -1,4 +1,4 @@
-"""Score the recorded calls with the percent fill off (as they came) and on (applied after)."""
+"""Score the calls `bench/bfcl_calls.py --checks=-percent` recorded: as they came (off) and with the fill applied (on)."""
 import json, sys, collections
 from react_text.eval.bfcl.data import load_items
 from react_text.eval.bfcl.decode import openai_tools
