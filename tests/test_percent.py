@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from react_text import tool_calls
 from react_text.backends.scripted import ScriptedBackend
 from react_text.checks.percents import as_fractions, takes_fraction
@@ -61,3 +63,21 @@ def test_the_shim_passes_the_fraction_and_says_so_and_not_with_the_check_off() -
     assert arguments(out) == {"amount": 1000, "rate": 0.05, "years": 10} and "percent" in out["step_checks"]
     off = tool_calls(ask, tools, backend=ScriptedBackend([turn, END], supports_grammar=True), checks="-percent")
     assert arguments(off)["rate"] == 5 and "percent" not in off.get("step_checks", [])
+
+
+@pytest.mark.model
+def test_the_default_model_writes_the_percentage_whole_and_the_shim_passes_the_fraction(qwen_backend) -> None:
+    """Qwen2.5-coder-0.5B under the grammar writes "3%" as ``3``; the check is what makes it 0.03."""
+    schema = {"type": "object", "required": ["deposit", "annual_rate", "years"], "properties": {
+        "deposit": {"type": "integer", "description": "The amount deposited."},
+        "annual_rate": {"type": "number", "description": "The annual interest rate the bank pays."},
+        "years": {"type": "integer", "description": "How many years the money stays."}}}
+    tools = [{"type": "function", "function": {"name": "savings_interest", "parameters": schema,
+                                               "description": "The interest a savings deposit earns."}}]
+    ask = _user("How much interest does a deposit of $1000 earn over 2 years at an annual interest rate of 3%?")
+
+    def rate(checks: str) -> float:
+        out = tool_calls(ask, tools, backend=qwen_backend, template="classic", checks=checks)
+        return json.loads(out["message"]["tool_calls"][0]["function"]["arguments"])["annual_rate"]
+
+    assert rate("-percent") == 3 and rate("default") == 0.03

@@ -27,8 +27,8 @@ from ..lexicon.en import NAME_JOINERS, NEGATIONS
 from ..lexicon.zh import NEGATION_CHARS
 from ..lexicon.numbers import NUMBER
 
-__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented", "negates", "read_request",
-           "taken_from"]
+__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented",
+           "negates", "read_request", "taken_from"]
 
 Kind = Literal["number", "quoted", "code", "name"]
 
