@@ -8,6 +8,7 @@ import pytest
 
 from react_text import tool_calls
 from react_text.backends.scripted import ScriptedBackend
+from react_text.fc.call_list import LIST_END_ODDS, list_ending
 from react_text.grammar.gbnf import build_list_grammar, grammar_matches
 from react_text.lexicon.messages import message
 
@@ -152,3 +153,57 @@ def test_a_listed_call_of_a_tool_the_request_names_anew_stands_with_the_same_val
                      backend=ScriptedBackend([turn, listed], supports_grammar=True), checks=ON)
     assert [name for name, _ in _calls(out)] == ["sculpture_price.get"] and out["step_checks"] == ["new_value"]
 
+
+
+class _Odds(ScriptedBackend):
+    """A scripted model that also reports next-token odds: ``closing(text)`` says how much weight it gives ``]``."""
+
+    def __init__(self, turns: list[str], closing: object) -> None:
+        super().__init__(turns, supports_grammar=True)
+        self.closing = closing
+        self.asked: list[str] = []
+
+    def next_token_odds(self, prompt: str, options: object) -> tuple[float, ...]:
+        assert tuple(options) == ("]", "    ")  # type: ignore[arg-type]
+        self.asked.append(prompt)
+        close = self.closing(prompt)  # type: ignore[operator]
+        return close, 1.0 - close
+
+
+def test_list_end_ends_the_list_where_the_model_gives_closing_it_more_than_its_share() -> None:
+    """Greedy, the model writes a second call; the weight it gives ``]`` after the first says the list is done."""
+    backend = _Odds([WEATHER_TURN, LISTED], closing=lambda text: 0.05)
+    out = tool_calls(_user("Weather in Paris?"), TOOLS, backend=backend, checks="+list_end")
+    assert _calls(out) == [("get_weather", {"city": "Paris"})] and out["step_checks"] == ["list_end"]
+    assert backend.remaining == 1 and backend.asked[0].endswith('[\n    get_weather(city="Paris"),\n')
+    backend = _Odds([WEATHER_TURN, LISTED], closing=lambda text: 0.05)
+    out = tool_calls(_user("Weather in Paris and Oslo, and 20 EUR in USD?"), TOOLS, backend=backend)
+    assert len(_calls(out)) == 3 and backend.asked == []  # off by default
+
+
+def test_list_end_reads_the_odds_before_each_listed_line_and_keeps_the_lines_before() -> None:
+    """Low odds of closing after the turn's call, high after the first listed line: that line stands, the
+    next does not; at exactly the threshold the list goes on."""
+    second = '    get_weather(city="Paris"),\n    get_weather(city="Oslo"),\n'
+
+    def closing(text: str) -> float:
+        return 0.5 if text.endswith(second) else LIST_END_ODDS
+
+    backend = _Odds([WEATHER_TURN, LISTED], closing=closing)
+    out = tool_calls(_user("Weather in Paris and Oslo, and 20 EUR in USD?"), TOOLS, backend=backend, checks="+list_end")
+    assert _calls(out) == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"})]
+    assert out["step_checks"] == ["list_end"] and len(backend.asked) == 2
+    assert list_ending(lambda text, options: (0.02, 0.98))("[") and not list_ending(lambda t, o: (0.0, 0.0))("[")
+
+
+def test_the_real_model_reports_odds_that_tell_a_closed_list_from_an_open_one(qwen_backend: object) -> None:
+    """llama.cpp in process: the weight on each option is a probability, and after a call list the model
+    obviously has not finished (an open argument list) it gives ``]`` far less than after one it has."""
+    odds = qwen_backend.next_token_odds  # type: ignore[attr-defined]
+    head = qwen_backend.wrap_prompt("Write the list [1, 2, 3] as a Python list, one item a line.")  # type: ignore[attr-defined]
+    done = odds(head + "[\n    1,\n    2,\n    3,\n", ("]", "    "))
+    going = odds(head + "[\n    1,\n", ("]", "    "))
+    assert all(0.0 <= p <= 1.0 for p in done + going) and sum(done) <= 1.0 + 1e-6
+    assert done[0] / sum(done) > 10 * going[0] / sum(going)
+    completed = qwen_backend.complete(head + "[\n    1,\n", max_tokens=4)  # type: ignore[attr-defined]
+    assert completed.text  # the probe left the backend able to go on

@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from ..backends.base import Backend
 from ..backends.build import build_backend
@@ -65,6 +65,9 @@ class LazyLlamaBackend:
 
     def complete(self, prompt: str, **options: Any) -> Completion:
         return self.loaded.complete(prompt, **options)
+
+    def next_token_odds(self, prompt: str, options: Sequence[str]) -> tuple[float, ...]:
+        return self.loaded.next_token_odds(prompt, options)
 
     def count_tokens(self, text: str) -> int:
         return self.loaded.count_tokens(text)

@@ -59,6 +59,16 @@ class Backend(Protocol):
         ...
 
 
+@runtime_checkable
+class TokenOdds(Protocol):
+    """What a backend that can read its model's next-token distribution adds (llama.cpp in process)."""
+
+    def next_token_odds(self, prompt: str, options: Sequence[str]) -> tuple[float, ...]:
+        """For each option, the probability that the model's continuation of ``prompt`` begins with it (the
+        mass on the tokens that can begin it), with no grammar. Generates one token; the prefix cache holds."""
+        ...
+
+
 TokenCallback = Callable[[str], None]
 """Receives each new piece of a completion's text as the model writes it."""
 

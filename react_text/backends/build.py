@@ -8,7 +8,7 @@ catalog's default model, a 4096-token context) the same everywhere.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from ..catalog import DEFAULT_MODEL
 from .base import Backend
@@ -59,6 +59,12 @@ def build_backend(
         return LlamaCppBackend(DEFAULT_MODEL if model is None else model, n_ctx=context_size or DEFAULT_CONTEXT,
                                seed=seed, n_batch=n_batch, n_gpu_layers=n_gpu_layers, flash_attn=flash_attn)
     raise ValueError(f"unknown backend kind {kind!r}: use one of {', '.join(BACKEND_KINDS)}")
+
+
+def token_odds(backend: Any) -> Callable[[str, Sequence[str]], tuple[float, ...]] | None:
+    """The backend's ``next_token_odds`` (``base.TokenOdds``), or None when it cannot report them."""
+    odds = getattr(backend, "next_token_odds", None)
+    return odds if callable(odds) else None
 
 
 def supports_grammar(backend: Any) -> bool:

@@ -22,7 +22,9 @@ on BFCL's tuning items 45/80 -> 53/80, 11 gained and 3 lost (``results/bfcl/call
 lost against it off (``results/bfcl/stated_option/``); ``stated_flag`` (the shim) is on: on every such item where
 it acted (22 of 71 it could act on), 14 gained and none lost (``results/bfcl/stated_flag/``); ``stated_list`` (the
 shim) is on: where it could act (32), it acted on 3, 2 gained and none lost, and BFCL's answers show no item where
-it could cost (``results/bfcl/stated_list/``).
+it could cost (``results/bfcl/stated_list/``). ``list_end`` (the shim, backends that report next-token odds) is
+off: on the tuning items it gained 3 and lost none, but on 155 reported and fresh items it gained 1 and lost 1
+(``results/bfcl/list_end/``).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ CheckName = Literal[
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-    "percent",
+    "percent", "list_end",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -106,6 +108,8 @@ CHECKS: tuple[Check, ...] = (
     Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
                                 "number parameter that does not say it takes a percentage, is passed as a fraction "
                                 "(0.05; the shim)"),
+    Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
+                                 "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )
 """Every check, in the order they are tried within a stage."""
 
@@ -116,6 +120,7 @@ OFF_BY_DEFAULT: frozenset[CheckName] = frozenset({
     "off_quote", "rounding", "after_failure", "copied_example",  # fired, and no result moved when off
     "example_value", "second_look",  # off gained a task (test; held-out) and lost none
     "other_values",  # BFCL: +2 on the tuning items, none on the reported ones, where it lost (results/bfcl/parallel2)
+    "list_end",  # BFCL: +3 on the tuning items, +1/-1 on the 155 reported and fresh ones (results/bfcl/list_end)
 })
 DEFAULT_CHECKS: frozenset[CheckName] = ALL_CHECKS - OFF_BY_DEFAULT
 _NAMES: tuple[CheckName, ...] = get_args(CheckName)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ..backends.base import Backend
+from ..backends.build import token_odds
 from ..checks import CheckName
 from ..checks.hold import held_schema
 from ..checks.request_values import held_values, invented
@@ -28,7 +29,7 @@ from ..grammar.gbnf import build_list_grammar
 from ..grammar.tool_shapes import ToolShape
 from ..lexicon.messages import message
 from ..prompting.opening import parse_turn
-from .call_list import Calls, Complete, Kept, Listing, list_checks, list_prompt, rest_of_list
+from .call_list import Calls, Complete, Kept, Listing, list_checks, list_ending, list_prompt, rest_of_list
 from .request import ToolChoice
 from .verdict import judge, next_call_grammar
 
@@ -84,10 +85,11 @@ def asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: B
     listing = None
     if "call_list" in checks:
         listed = [t for t in offered if choice.mode != "named" or t.name == choice.name]
+        odds = token_odds(backend) if "list_end" in checks else None
         listing = Listing(head=list_prompt(backend.wrap_prompt, lang, listed, question),
                           grammar=lambda room: build_list_grammar(listed, calls=room), limit=calls,
                           checks=list_checks(question, grounds, {t.name: t.parameters for t in offered}, kept, checks),
-                          question=question)
+                          question=question, ending=None if odds is None else list_ending(odds))
     return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept,
                   listing=listing)
 

@@ -106,6 +106,7 @@ class LlamaCppBackend:
         self.chat: bool = bool(self.chat_template) if chat is None else chat
         self._grammars: dict[str, bool] = {}
         self._controls: Any = None  # ids of control tokens (<|im_start|>, ...), found on first grammar use
+        self._masks: Any = None  # ``probe.OptionMasks``, built on the first ``next_token_odds``
         self._ledger = TokenLedger()
         self._lock = threading.Lock()
         self._interrupt = Interrupt(self._lib, self._llm._ctx.ctx)
@@ -146,6 +147,23 @@ class LlamaCppBackend:
         grammar: str | None = None,
         on_token: Callable[[str], None] | None = None,
     ) -> Completion:
+        return self._complete(prompt, stop, max_tokens, temperature, seed, grammar, on_token, None)
+
+    def next_token_odds(self, prompt: str, options: Sequence[str]) -> tuple[float, ...]:
+        """The probability the model gives to going on after ``prompt`` with each of ``options`` (the mass
+        on the tokens that can begin it), read from its next-token distribution with no grammar."""
+        from .probe import OptionMasks, Probe  # numpy comes with llama-cpp-python
+
+        if self._masks is None:
+            self._masks = OptionMasks(self._llm.n_vocab(), self._vocabulary.piece)
+        probe = Probe()
+        self._complete(prompt, [], 1, 0.0, 0, None, None, probe)
+        if probe.probs is None:
+            raise BackendError("llama.cpp gave no scores for the next token")
+        return self._masks.odds(probe.probs, options)
+
+    def _complete(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float, seed: int,
+                  grammar: str | None, on_token: Callable[[str], None] | None, probe: Any) -> Completion:
         if max_tokens < 1:
             raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
         stop = [s for s in stop if s]
@@ -158,7 +176,7 @@ class LlamaCppBackend:
             plan = self._plan(prompt_bytes)
             plan_seconds = time.perf_counter() - tick
             budget = min(max_tokens, self.n_ctx - len(plan.tokens))
-            result = self._generate_guarded(plan.tokens, stop, budget, temperature, seed, checked, listener)
+            result = self._generate_guarded(plan.tokens, stop, budget, temperature, seed, checked, listener, probe)
             sampled_ends = self._vocabulary.ends(result.sampled, len(prompt_bytes))
             self._ledger = TokenLedger(plan.tokens + result.sampled, plan.ends + sampled_ends,
                                        prompt_bytes + result.output, plan.exact)
@@ -249,10 +267,10 @@ class LlamaCppBackend:
         return text
 
     def _generate_guarded(self, tokens: list[int], stop: list[str], budget: int, temperature: float, seed: int,
-                          grammar: str | None, listener: Listener | None) -> Generation:
+                          grammar: str | None, listener: Listener | None, probe: Any = None) -> Generation:
         """``_generate`` with every failure as a BackendError (or the listener's own error) and the ledger reset."""
         try:
-            return self._generate(tokens, stop, budget, temperature, seed, grammar, listener)
+            return self._generate(tokens, stop, budget, temperature, seed, grammar, listener, probe)
         except BackendError:
             self._ledger = TokenLedger()
             raise
@@ -275,6 +293,7 @@ class LlamaCppBackend:
         seed: int,
         grammar: str | None,
         listener: Listener | None = None,
+        probe: Any = None,
     ) -> Generation:
         llm, lib = self._llm, self._lib
         llm.set_seed(seed)
@@ -283,7 +302,7 @@ class LlamaCppBackend:
         try:
             with self._interrupt.watching():
                 return sample(llm, lib, self._vocabulary, self._evaluated, tokens, budget=budget,
-                              temperature=temperature, gate=gate, cutter=StopCutter(stop, listener))
+                              temperature=temperature, gate=gate, cutter=StopCutter(stop, listener), probe=probe)
         finally:
             if gate is not None:
                 gate.close()

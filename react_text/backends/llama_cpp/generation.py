@@ -73,8 +73,10 @@ def sample(
     temperature: float,
     gate: GrammarGate | None,
     cutter: StopCutter,
+    probe: Callable[[Any, Any], Any] | None = None,
 ) -> Generation:
-    """Sample after ``tokens`` until the model ends its turn, a stop string appears or ``budget`` runs out."""
+    """Sample after ``tokens`` until the model ends its turn, a stop string appears or ``budget`` runs out.
+    ``probe`` sees each step's scores before the grammar does (``probe.Probe``)."""
     before = counter.n
     evaluated: int | None = None
     decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
@@ -84,7 +86,7 @@ def sample(
     model_seconds = 0.0
     generator = llm.generate(
         tokens, temp=temperature, top_k=TOP_K, top_p=0.95, min_p=0.05, repeat_penalty=1.0,
-        logits_processor=[gate] if gate is not None else None,
+        logits_processor=[p for p in (probe, gate) if p is not None] or None,
     )
     try:
         while True:
