@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from react_text import tool_calls
 from react_text.backends.scripted import ScriptedBackend
@@ -25,6 +27,15 @@ def test_percentages_are_read_with_the_sign_the_words_and_in_chinese_and_told_fr
     assert percentages("年利率为百分之五，存3年") == ((5.0,), (3.0,))
     assert percentages("5% for 5 years") == ((5.0,), (5.0,))
     assert percentages("no share here: 20 apples") == ((), (20.0,))
+
+
+@given(st.text())
+def test_reading_percentages_never_raises(text: str) -> None:
+    """``\\d`` takes every Unicode digit and ``float`` only some: a Kawi digit before a percent sign
+    (U+11F50) raised out of the shim before ``digits_value`` was the one reading of digits."""
+    shares, bare = percentages(text)
+    assert all(isinstance(v, float) for v in shares + bare)
+    assert percentages("\U00011F50% of 20, and 5%") == ((5.0,), (20.0,))
 
 
 def test_a_number_parameter_takes_a_fraction_unless_it_says_percent_without_asking_for_a_decimal() -> None:

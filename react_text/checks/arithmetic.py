@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ..lexicon.numbers import digits_value
 from ..lexicon.question import NUMBER, numbers_in
 
 __all__ = ["Slip", "arithmetic_slip"]
@@ -51,8 +52,10 @@ def arithmetic_slip(text: str, seen: Iterable[str], evaluate: Callable[[str], st
             continue
         try:
             result = evaluate(expression)
-            true, claimed = float(result), float(m.group("value").replace(",", ""))
+            true, claimed = float(result), digits_value(m.group("value"))
         except (ValueError, ArithmeticError):
+            continue
+        if claimed is None:
             continue
         decimals = len(m.group("value").partition(".")[2])
         if abs(true - claimed) <= max(0.5 * 10 ** -decimals, 0.001 * abs(true)):

@@ -46,7 +46,7 @@ from ..tools.arguments import empty_value
 from ..lexicon.messages import joined, message
 from .reading import Nudge
 from ..lexicon.cjk import HAN
-from ..lexicon.numbers import EN_NUMBER_WORDS, NUMBER, ZH_NUMERAL, en_number_words, zh_value
+from ..lexicon.numbers import EN_NUMBER_WORDS, NUMBER, ZH_NUMERAL, digits_value, en_number_words, zh_value
 
 __all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "idle_operands",
            "ungrounded_values"]
@@ -88,17 +88,8 @@ def _written(value: Any) -> str:
     return format(_as_number(value), "g")
 
 
-def _float(written: str) -> float | None:
-    """The value of a number as the pattern found it, or None: ``\\d`` takes every Unicode digit, and
-    ``float`` only those its Unicode tables know (Hypothesis found U+11F50, a Kawi digit)."""
-    try:
-        return float(written.replace(",", ""))
-    except ValueError:
-        return None
-
-
 def _numbers(text: str) -> set[float]:
-    found = {v for m in _NUMBER.findall(text) if m.replace(",", "").strip(".") and (v := _float(m)) is not None}
+    found = {v for m in _NUMBER.findall(text) if m.replace(",", "").strip(".") and (v := digits_value(m)) is not None}
     found.update(EN_NUMBER_WORDS[w] for w in en_number_words(text))
     found.update(v for w, v in _MULTIPLES.items() if regex.search(rf"\b{w}\b", text.lower()))
     found.update(zh_value(m) for m in ZH_NUMERAL.findall(text))
@@ -137,7 +128,7 @@ def idle_operands(text: str) -> tuple[str, ...]:
     subtracted (``x + 0``, ``0 + x``, ``x - 0``). A unit word may follow an operand (``1 euro * 12``)."""
     found = []
     for m in _OPERAND.finditer(text):
-        value = _float(m.group())
+        value = digits_value(m.group())
         before = text[:m.start()].rstrip()[-1:] or " "
         after = text[_UNIT.match(text, m.end()).end():][:1] or " "
         if value == 1.0:
@@ -201,12 +192,12 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
         else:
             text = str(value)
             number = text.replace(",", "").strip()
-            value_of = _float(number) if _NUMBER.fullmatch(number) else None
+            value_of = digits_value(number) if _NUMBER.fullmatch(number) else None
             if value_of is not None:
                 ok = grounds.has_number(value_of)
             else:
                 ok = grounds.has_string(text) or not shown.has_string(text)
-                idle = [n for n in idle_operands(text) if not grounds.has_number(float(n.replace(",", "")))]
+                idle = [n for n in idle_operands(text) if (v := digits_value(n)) is not None and not grounds.has_number(v)]
                 if ok and idle:
                     missing.extend(idle)
                     continue

@@ -25,7 +25,7 @@ import regex
 
 from ..lexicon.en import NAME_JOINERS, NEGATIONS
 from ..lexicon.zh import NEGATION_CHARS
-from ..lexicon.numbers import NUMBER
+from ..lexicon.numbers import NUMBER, digits_value
 
 __all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented",
            "negates", "read_request", "taken_from"]
@@ -60,7 +60,7 @@ class RequestValues:
 
 def read_request(text: str) -> RequestValues:
     """The candidate values ``text`` spells out."""
-    numbers = [_number(m[0]) for m in _SIGNED.finditer(text)]
+    numbers = [digits_value(m[0]) for m in _SIGNED.finditer(text)]
     quoted = [m[1].strip() for m in _QUOTED.finditer(text) if m[1].strip()]
     tokens = list(_TOKEN.finditer(text))
     codes = [_word(t[0]) for t in tokens if _CODE.fullmatch(_word(t[0]))]
@@ -174,7 +174,7 @@ def in_request_order(calls: Sequence[tuple[str, Mapping[str, Any]]], text: str) 
     thing asked first ("Oslo" for "Paris and Oslo") and list the rest after it; a client that runs the calls
     in turn should get them as asked. Unchanged unless every call has such a place."""
     folded = _fold(text)
-    numbers = [(m.start(), _number(m[0])) for m in _SIGNED.finditer(folded)]
+    numbers = [(m.start(), digits_value(m[0])) for m in _SIGNED.finditer(folded)]
 
     def place(args: Mapping[str, Any]) -> int | None:
         found = []
@@ -211,7 +211,7 @@ def _names(text: str, tokens: Sequence[Any]) -> list[str]:
     for i, token in enumerate(tokens):
         word, before = token[0], tokens[i - 1] if i else None
         adjacent = before is not None and not text[before.end():token.start()].strip()
-        after_number = adjacent and _number(before[0].rstrip(".")) is not None
+        after_number = adjacent and digits_value(before[0].rstrip(".")) is not None
         if word[0].isupper() and not after_number:
             if current and adjacent:
                 current.append(token)
@@ -242,11 +242,6 @@ def _word(text: str) -> str:
     return text[:-1] if text.endswith(".") and last.count(".") == 1 else text
 
 
-def _number(raw: str) -> float | None:
-    try:
-        return float(raw.replace(",", "").replace("−", "-").rstrip("."))
-    except ValueError:
-        return None
 
 
 def _once(values: Sequence[str]) -> tuple[str, ...]:

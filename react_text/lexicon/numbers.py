@@ -11,7 +11,7 @@ import regex
 
 from . import en, zh
 
-__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "en_number_words", "number_value", "percentages",
+__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "digits_value", "en_number_words", "number_value", "percentages",
            "written_number", "zh_value"]
 
 NUMBER = regex.compile(r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)")
@@ -65,11 +65,20 @@ def en_number_words(text: str) -> list[str]:
 def percentages(text: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """The numbers ``text`` writes as percentages ("5%", "5 percent", "百分之五": 5.0), and those it writes
     without a percent sign or word, each in the order written."""
-    shares = [_digits(m[1]) if m[1] else (_digits(m[2]) if m[2][0].isdigit() else zh_value(m[2]))
+    shares = [digits_value(m[1]) if m[1] else (digits_value(m[2]) if m[2][0].isdigit() else zh_value(m[2]))
               for m in _PERCENT.finditer(text)]
     rest = _PERCENT.sub(" ", text)
-    return tuple(dict.fromkeys(shares)), tuple(dict.fromkeys(_digits(m[0]) for m in NUMBER.finditer(rest)))
+    bare = [digits_value(m[0]) for m in NUMBER.finditer(rest)]
+    return (tuple(dict.fromkeys(v for v in shares if v is not None)),
+            tuple(dict.fromkeys(v for v in bare if v is not None)))
 
 
-def _digits(text: str) -> float:
-    return float(text.replace(",", ""))
+def digits_value(written: str) -> float | None:
+    """The value of a number written in digits, as every check reads one: thousands commas dropped, a Unicode
+    minus read as "-", a full stop that ends the sentence left off ("48,213." is 48213); None when ``float``
+    cannot read it (``\\d`` takes every Unicode digit, ``float`` only those its tables know: U+11F50, a Kawi
+    digit, is one Hypothesis found)."""
+    try:
+        return float(written.replace(",", "").replace("−", "-").rstrip("."))
+    except ValueError:
+        return None
