@@ -2,7 +2,9 @@
 
 Why: a check that only rewrites a reply's finished calls (``stated_option``, ``stated_flag``, ``stated_list``,
 ``percent``) is ablated exactly by running its items once with the check off and applying it afterwards;
-each ``results/bfcl/<check>/`` scores this output both ways. Needs the BFCL data
+each ``results/bfcl/<check>/`` scores this output both ways. Each line also says which corrections the reply
+went through (``guard:named_tools``…) and which checks acted on its calls, so a check that steers the model
+is ablated by running again with it off only the items where it acted. Needs the BFCL data
 (``pip install --no-deps bfcl-eval==2026.3.23``) and the default model.
 
     python bench/bfcl_calls.py ITEMS.txt [--checks=-percent] > calls.jsonl
@@ -32,7 +34,9 @@ def main() -> None:
     backend = build_backend("llama")
     for i in ids:
         run = run_item(items[i], args.template, backend, constrain=True, checks=args.checks, max_tokens=256)
-        print(json.dumps({"id": i, "calls": [(c.name, dict(c.args)) for c in run.calls], "text": run.text[:300]}),
+        said = run.trace[0] if run.trace else {}
+        print(json.dumps({"id": i, "calls": [(c.name, dict(c.args)) for c in run.calls], "text": run.text[:300],
+                          "corrections": said.get("format_errors", []), "step_checks": said.get("step_checks", [])}),
               flush=True)
 
 
