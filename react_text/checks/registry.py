@@ -22,9 +22,10 @@ on BFCL's tuning items 45/80 -> 53/80, 11 gained and 3 lost (``results/bfcl/call
 lost against it off (``results/bfcl/stated_option/``); ``stated_flag`` (the shim) is on: on every such item where
 it acted (22 of 71 it could act on), 14 gained and none lost (``results/bfcl/stated_flag/``); ``stated_list`` (the
 shim) is on: where it could act (32), it acted on 3, 2 gained and none lost, and BFCL's answers show no item where
-it could cost (``results/bfcl/stated_list/``). ``list_end`` (the shim, backends that report next-token odds) is
-off: on the tuning items it gained 3 and lost none, but on 155 reported and fresh items it gained 1 and lost 1
-(``results/bfcl/list_end/``).
+it could cost (``results/bfcl/stated_list/``). ``own_options`` (the shim) is on: on BFCL items it was not
+built on, 4 gained and none lost (``results/bfcl/own_options/``). ``list_end`` (the shim, backends that report
+next-token odds) is off: on the tuning items it gained 3 and lost none, but on 155 reported and fresh items it
+gained 1 and lost 1 (``results/bfcl/list_end/``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ CheckName = Literal[
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-    "percent", "list_end",
+    "percent", "list_end", "own_options",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -108,6 +109,9 @@ CHECKS: tuple[Check, ...] = (
     Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
                                 "number parameter that does not say it takes a percentage, is passed as a fraction "
                                 "(0.05; the shim)"),
+    Check("own_options", ("call",), "each finished call that leaves optional parameters out is written again in the "
+                                    "model's own tool format, its values held; optional arguments it adds that the "
+                                    "request grounds are kept (the shim; a chat template with tools, a grammar)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )

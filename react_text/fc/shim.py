@@ -50,6 +50,7 @@ from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
 from .next_calls import Asking, asking, next_calls
+from .own_options import own_options
 from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, turn_grammar
 
 __all__ = ["tool_calls"]
@@ -138,9 +139,12 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
-    result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens, attempts.completion_tokens),
-                       messages, parallel_tool_calls, max_retries)
-    return replace(result, more_calls=attempts.more_calls, step_checks=attempts.step_checks)
+    calls, acted, used = own_options(verdict.calls, request.by_name, messages, backend, request.situation.grounds) \
+        if "own_options" in request.checks else (verdict.calls, False, (0, 0))
+    verdict = replace(verdict, calls=calls)
+    result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens + used[0],
+                       attempts.completion_tokens + used[1]), messages, parallel_tool_calls, max_retries)
+    return replace(result, more_calls=attempts.more_calls, step_checks=attempts.step_checks + ("own_options",) * acted)
 
 
 # --- one turn, with its retries -----------------------------------------------------
@@ -261,10 +265,8 @@ class _Attempts:
         self.held: str | None = None  # the next turn's grammar after a correction that names the tool (``_guarded``)
         self.prompt_tokens = 0
         self.completion_tokens = 0
-        # An answer may go out as it is written only when nothing can still refuse it: under "auto" the
-        # answer checks (``checks.answers``) judge the whole answer first, so there it is sent once accepted; the
-        # answer asked for after a bare thought is not checked again, so it streams in either mode.
-        # With no answer check and no tool-choice check switched on, nothing refuses an "auto" answer either.
+        # An answer goes out as it is written only when nothing can still refuse it: under "auto" the answer checks
+        # judge the whole answer first (with none on, nothing refuses it); one asked for after a bare thought streams.
         self.on_content = on_content if request.choice.mode in ("auto", "none") else None
         refusable = request.choice.mode == "auto" and bool(
             in_order("answer", request.checks) or "tool_choice" in request.checks)
