@@ -55,3 +55,30 @@ def test_off_without_a_tools_template_or_with_nothing_left_out_the_calls_stand()
     backend = _backend([full, "]"])
     out = tool_calls(_user(ASKED), [CASES], backend=backend, template="classic")
     assert len(_calls(out)[0][1]) == 4 and backend.remaining == 0  # nothing left out: nothing asked
+
+
+def test_a_listed_variant_the_fill_makes_the_same_as_the_call_before_it_goes() -> None:
+    """The list wrote the call again with ``country`` added; filled, the first call is that call: one stays.
+    Calls the model itself wrote the same stay as they were."""
+    variant = '    top_cases(field="constitutional law", top=10, country="China"),\n]'
+    own = OWN.replace(', "since": 1999', "")
+    out = tool_calls(_user(ASKED), [CASES], backend=_backend([TURN, variant, own, own]), template="classic")
+    assert _calls(out) == [("top_cases", {"field": "constitutional law", "top": 10, "country": "China"})]
+
+
+HOTELS = {"type": "function", "function": {"name": "find_hotels", "description": "Find hotels in a city.",
+          "parameters": {"type": "object", "required": ["city"], "properties": {
+              "city": {"type": "string", "description": "The city."},
+              "stars": {"type": "integer", "description": "Minimum star rating. Default 1."},
+              "country": {"type": "string", "description": "The country. Default: United States."}}}}}
+
+
+def test_the_default_model_adds_the_country_the_request_states_in_its_own_format(qwen_backend) -> None:
+    """Real llama.cpp, Qwen's own chat template: under the text protocol the call is ``city="Porto"`` alone;
+    written again in the model's own format, it passes the country the request names."""
+    asked = [{"role": "user", "content": "Find hotels in Porto in Portugal."}]
+    off = tool_calls(asked, [HOTELS], backend=qwen_backend, template="classic", constrain=True, checks="-own_options")
+    on = tool_calls(asked, [HOTELS], backend=qwen_backend, template="classic", constrain=True)
+    assert _calls(off) == [("find_hotels", {"city": "Porto"})]
+    assert _calls(on) == [("find_hotels", {"city": "Porto", "country": "Portugal"})]
+    assert "own_options" in on["step_checks"]

@@ -5,8 +5,9 @@ the request states ("in detail", "in China"), which in its own tool format (its 
 what it was trained to call with) it passes. So once a reply's calls are made, each call that leaves an
 optional parameter out is written again in that format, under a grammar that holds every value it passed and
 leaves the left-out parameters free; what the model adds is kept when the request or a result grounds it
-(``checks.grounding``), so a value of its own ("cm" for "4 inches") goes. Only for a model whose chat
-template has a tools block, on a backend that takes grammars; a backend failure keeps the calls as they were.
+(``checks.grounding``), so a value of its own goes. A call the fill makes the same as one before it was that
+call again with an optional argument written out (a variant a call list adds): it goes. Only for a model whose
+chat template has a tools block, on a backend that takes grammars; a backend failure keeps the calls as they were.
 """
 
 from __future__ import annotations
@@ -60,5 +61,5 @@ def own_options(calls: Calls, tools: Mapping[str, Any], messages: Sequence[Mappi
         added = {k: v for k, v in written.items()
                  if k not in args and k in properties and not ungrounded_values({k: v}, schema, grounds)}
         out.append((name, {**args, **added}))
-    filled = tuple(out)
+    filled = tuple(call for i, call in enumerate(out) if call not in out[:i] or calls[i] in calls[:i])
     return filled, filled != tuple(calls), (used[0], used[1])

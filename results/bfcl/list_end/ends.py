@@ -11,7 +11,7 @@ import json
 import sys
 
 from react_text.eval.bfcl.checker import Call, check
-from react_text.eval.bfcl.data import load_items
+from react_text.eval.bfcl.data import recorded
 
 
 def auc(high: list[float], low: list[float]) -> float:
@@ -21,12 +21,7 @@ def auc(high: list[float], low: list[float]) -> float:
 
 def main() -> None:
     odds = {json.loads(line)["id"]: json.loads(line) for line in open(sys.argv[1], encoding="utf-8")}
-    records = {}
-    for path in sys.argv[2:]:
-        for line in open(path, encoding="utf-8"):
-            record = json.loads(line)
-            records[record["task_id"]] = record
-    items = {it.id: it for it in load_items(sorted({t.rsplit("_", 1)[0] for t in odds})) if it.id in odds}
+    records, items = recorded(sys.argv[2:])
 
     def right(task: str, calls: list) -> bool:
         item = items[task]

@@ -1,22 +1,47 @@
-"""Score two compare runs of the same items (off, on): per category, gained and lost, and where list_end acted (traces)."""
-import json, sys, collections
+"""Two compare runs of the same items (off, on): solved per category, gained and lost, and the items where
+``list_end`` acted (read from the traces of the "on" run).
+
+    python results/bfcl/list_end/pair.py OFF_DIR ON_DIR
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
 from math import comb
-a = {json.loads(l)["task_id"]: json.loads(l) for l in open(sys.argv[1] + "/results.jsonl")}
-b = {json.loads(l)["task_id"]: json.loads(l) for l in open(sys.argv[2] + "/results.jsonl")}
-def acted(r):
+from pathlib import Path
+
+from react_text.eval.records import load_results
+
+
+def acted(record: dict) -> bool:
     try:
-        t = [json.loads(l) for l in open(r["trace"])]
-    except Exception:
-        return None
-    return any("list_end" in (e.get("step_checks") or []) for e in t)
-cat = collections.defaultdict(lambda: [0, 0, 0]); g = l = n_acted = 0
-for tid in a:
-    if tid not in b: continue
-    c = b[tid]["category"]; cat[c][0] += a[tid]["correct"]; cat[c][1] += b[tid]["correct"]; cat[c][2] += 1
-    ac = acted(b[tid]); n_acted += bool(ac)
-    if a[tid]["correct"] != b[tid]["correct"] or ac:
-        print(tid, "off", a[tid]["correct"], "on", b[tid]["correct"], "list_end acted" if ac else "")
-    g += b[tid]["correct"] and not a[tid]["correct"]; l += a[tid]["correct"] and not b[tid]["correct"]
-for c, (x, y, n) in cat.items(): print(f"{c}: {x}/{n} -> {y}/{n}")
-n = g + l; p = min(1, 2 * sum(comb(n, k) for k in range(0, min(g, l) + 1)) / 2 ** n) if n else 1
-print(f"all: {sum(v[0] for v in cat.values())} -> {sum(v[1] for v in cat.values())} of {sum(v[2] for v in cat.values())}; acted {n_acted}, gained {g}, lost {l}, exact McNemar p = {p:.3g}")
+        lines = Path(record["trace"]).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    return any("list_end" in (json.loads(line).get("step_checks") or []) for line in lines if line.strip())
+
+
+def main() -> None:
+    off, on = ({r["task_id"]: r for r in load_results(Path(d) / "results.jsonl")} for d in sys.argv[1:3])
+    per: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0])
+    gained = lost = acted_on = 0
+    for task in off.keys() & on.keys():
+        before, after = bool(off[task]["correct"]), bool(on[task]["correct"])
+        row = per[on[task]["category"]]
+        row[0], row[1], row[2] = row[0] + before, row[1] + after, row[2] + 1
+        here = acted(on[task])
+        acted_on += here
+        gained, lost = gained + (after and not before), lost + (before and not after)
+        if before != after or here:
+            print(task, "off", before, "on", after, "list_end acted" if here else "")
+    for category, (before, after, n) in per.items():
+        print(f"{category}: {before}/{n} -> {after}/{n}")
+    n = gained + lost
+    p = min(1.0, 2 * sum(comb(n, k) for k in range(min(gained, lost) + 1)) / 2 ** n) if n else 1.0
+    print(f"acted {acted_on}, gained {gained}, lost {lost}, exact McNemar p = {p:.3g}")
+
+
+if __name__ == "__main__":
+    main()

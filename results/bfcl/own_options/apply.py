@@ -15,19 +15,14 @@ import sys
 
 from react_text.backends.build import build_backend
 from react_text.eval.bfcl.checker import Call, check
-from react_text.eval.bfcl.data import load_items
+from react_text.eval.bfcl.data import recorded
 from react_text.eval.bfcl.decode import openai_tools
 from react_text.fc.own_options import own_options
 from react_text.fc.request import read_tools
 
 
 def main() -> None:
-    records = {}
-    for path in sys.argv[1:]:
-        for line in open(path, encoding="utf-8"):
-            record = json.loads(line)
-            records[record["task_id"]] = record
-    items = {it.id: it for it in load_items(sorted({t.rsplit("_", 1)[0] for t in records})) if it.id in records}
+    records, items = recorded(sys.argv[1:])
     backend = build_backend("llama")
     totals: collections.Counter = collections.Counter()
     for task, record in records.items():
