@@ -64,6 +64,7 @@ def test_a_listed_variant_the_fill_makes_the_same_as_the_call_before_it_goes() -
     own = OWN.replace(', "since": 1999', "")
     out = tool_calls(_user(ASKED), [CASES], backend=_backend([TURN, variant, own, own]), template="classic")
     assert _calls(out) == [("top_cases", {"field": "constitutional law", "top": 10, "country": "China"})]
+    assert out.get("more_calls", 0) == 0  # the listed call is gone, so it is not counted
 
 
 HOTELS = {"type": "function", "function": {"name": "find_hotels", "description": "Find hotels in a city.",

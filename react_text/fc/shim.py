@@ -141,10 +141,10 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     verdict, thought = attempts.run(max_retries)
     calls, acted, used = own_options(verdict.calls, request.by_name, messages, backend, request.situation.grounds) \
         if "own_options" in request.checks else (verdict.calls, False, (0, 0))
-    verdict = replace(verdict, calls=calls)
-    result = result_of(verdict, thought, attempts.errors, (attempts.prompt_tokens + used[0],
+    merged, own = len(verdict.calls) - len(calls), ("own_options",) * acted  # merged: listed calls the fill made alike
+    result = result_of(replace(verdict, calls=calls), thought, attempts.errors, (attempts.prompt_tokens + used[0],
                        attempts.completion_tokens + used[1]), messages, parallel_tool_calls, max_retries)
-    return replace(result, more_calls=attempts.more_calls, step_checks=attempts.step_checks + ("own_options",) * acted)
+    return replace(result, more_calls=attempts.more_calls - merged, step_checks=attempts.step_checks + own)
 
 
 # --- one turn, with its retries -----------------------------------------------------
