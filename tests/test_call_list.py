@@ -200,7 +200,8 @@ def test_the_real_model_reports_odds_that_tell_a_closed_list_from_an_open_one(qw
     """llama.cpp in process: the weight on each option is a probability, and after a call list the model
     obviously has not finished (an open argument list) it gives ``]`` far less than after one it has."""
     odds = qwen_backend.next_token_odds  # type: ignore[attr-defined]
-    head = qwen_backend.wrap_prompt("Write the list [1, 2, 3] as a Python list, one item a line.")  # type: ignore[attr-defined]
+    asked = "Write the list [1, 2, 3] as a Python list, one item a line."
+    head = qwen_backend.wrap_prompt(asked)  # type: ignore[attr-defined]
     done = odds(head + "[\n    1,\n    2,\n    3,\n", ("]", "    "))
     going = odds(head + "[\n    1,\n", ("]", "    "))
     assert all(0.0 <= p <= 1.0 for p in done + going) and sum(done) <= 1.0 + 1e-6

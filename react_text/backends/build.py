@@ -11,7 +11,7 @@ import os
 from typing import Any, Callable, Sequence
 
 from ..catalog import DEFAULT_MODEL
-from .base import Backend
+from .base import Backend, TokenOdds
 from .http import HttpBackend
 from .llama_cpp import LlamaCppBackend
 
@@ -63,8 +63,7 @@ def build_backend(
 
 def token_odds(backend: Any) -> Callable[[str, Sequence[str]], tuple[float, ...]] | None:
     """The backend's ``next_token_odds`` (``base.TokenOdds``), or None when it cannot report them."""
-    odds = getattr(backend, "next_token_odds", None)
-    return odds if callable(odds) else None
+    return backend.next_token_odds if isinstance(backend, TokenOdds) else None
 
 
 def supports_grammar(backend: Any) -> bool:

@@ -89,7 +89,7 @@ def _written(value: Any) -> str:
 
 
 def _numbers(text: str) -> set[float]:
-    found = {v for m in _NUMBER.findall(text) if m.replace(",", "").strip(".") and (v := digits_value(m)) is not None}
+    found = {v for m in _NUMBER.findall(text) if (v := digits_value(m)) is not None}
     found.update(EN_NUMBER_WORDS[w] for w in en_number_words(text))
     found.update(v for w, v in _MULTIPLES.items() if regex.search(rf"\b{w}\b", text.lower()))
     found.update(zh_value(m) for m in ZH_NUMERAL.findall(text))
@@ -197,7 +197,8 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
                 ok = grounds.has_number(value_of)
             else:
                 ok = grounds.has_string(text) or not shown.has_string(text)
-                idle = [n for n in idle_operands(text) if (v := digits_value(n)) is not None and not grounds.has_number(v)]
+                idle = [n for n in idle_operands(text)
+                        if (v := digits_value(n)) is not None and not grounds.has_number(v)]
                 if ok and idle:
                     missing.extend(idle)
                     continue

@@ -45,7 +45,8 @@ def as_fractions(calls: Sequence[tuple[str, Mapping[str, Any]]], schemas: Mappin
     takes one (see the module's docstring)."""
     shares, bare = percentages(request)
     only = frozenset(shares) - frozenset(bare)
-    return tuple((name, _converted(dict(args), schemas.get(name), only) if only else dict(args)) for name, args in calls)
+    return tuple((name, _converted(dict(args), schemas.get(name), only) if only else dict(args))
+                 for name, args in calls)
 
 
 def _converted(args: dict, schema: Any, shares: frozenset[float]) -> dict:

@@ -23,10 +23,10 @@ from ..grammar.tool_shapes import ToolShape
 from ..prompting.native import NativeTemplateError, chat_template_of, has_tools, render_native
 from ..protocol.dialects import DIALECTS
 from ..protocol.parser import parse
+from .native import NATIVE
 
 __all__ = ["own_options"]
 
-_NATIVE = "native"
 _MAX_TOKENS = 256
 
 
@@ -51,12 +51,12 @@ def own_options(calls: Calls, tools: Mapping[str, Any], messages: Sequence[Mappi
         held = {**schema, "required": list(args),
                 "properties": {k: {"const": args[k]} if k in args else v for k, v in properties.items()}}
         try:
-            done = backend.complete(prompt, stop=DIALECTS[_NATIVE].stop, max_tokens=_MAX_TOKENS, temperature=0.0,
-                                    grammar=build_grammar(_NATIVE, [ToolShape(name, held)], allow_final=False))
+            done = backend.complete(prompt, stop=DIALECTS[NATIVE].stop, max_tokens=_MAX_TOKENS, temperature=0.0,
+                                    grammar=build_grammar(NATIVE, [ToolShape(name, held)], allow_final=False))
         except BackendError:
             return calls, False, (used[0], used[1])
         used = [used[0] + done.prompt_tokens, used[1] + done.completion_tokens]
-        step = parse(done.text, {name: held}, dialect=_NATIVE)
+        step = parse(done.text, {name: held}, dialect=NATIVE)
         written = dict(step.actions[0].args) if step.actions else {}
         added = {k: v for k, v in written.items()
                  if k not in args and k in properties and not ungrounded_values({k: v}, schema, grounds)}

@@ -37,9 +37,9 @@ class OptionMasks:
     def ids(self, option: str) -> np.ndarray:
         mask = self._masks.get(option)
         if mask is None:
-            mask = self._masks[option] = np.array(
-                [t for t, text in enumerate(self._texts) if text and (option.startswith(text) or text.startswith(option))],
-                dtype=np.intc)
+            begins = [t for t, text in enumerate(self._texts)
+                      if text and (option.startswith(text) or text.startswith(option))]
+            mask = self._masks[option] = np.array(begins, dtype=np.intc)
         return mask
 
     def odds(self, probs: np.ndarray, options: Sequence[str]) -> tuple[float, ...]:
