@@ -18,7 +18,7 @@ from react_text.types import FormatError, Step
 ROOT = Path(__file__).resolve().parent.parent
 HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "held_call", "other_values", "kept_values",
           "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-          "percent", "list_end", "own_options"}
+          "percent", "list_end", "own_options", "crossed"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")
@@ -37,12 +37,12 @@ def test_every_check_of_a_turn_is_reviewed_at_each_of_its_stages() -> None:
 def test_the_hosts_call_no_check_but_review() -> None:
     """``agent`` and ``fc`` import from ``checks`` only the review, its data and the registry (and the shim
     ``reaches_elsewhere``, which reads a decline, not a correction, and the values ``more_calls``' steps
-    and listed calls are held to, ended at or left out for, which read the calls so far, not a turn): no
-    second orchestrator."""
+    and listed calls are held to, ended at or left out for, and the fills of finished calls, which read the
+    calls so far, not a turn): no second orchestrator."""
     allowed = {"review", "Reading", "Situation", "ONE_TURN", "reaches_elsewhere", "CheckName", "CheckSpec",
                "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS",
                "held_grammar", "held_schema", "held_values", "invented", "adds_nothing", "ungrounded_values",
-               "in_request_order", "all_from_request", "stated_values", "Calls"}
+               "in_request_order", "all_from_request", "stated_values", "crossed", "Calls"}
     used = set()
     for package in ("agent", "fc"):
         for path in (ROOT / "react_text" / package).rglob("*.py"):

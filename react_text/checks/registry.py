@@ -42,7 +42,7 @@ CheckName = Literal[
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-    "percent", "list_end", "own_options",
+    "percent", "list_end", "own_options", "crossed",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -112,6 +112,9 @@ CHECKS: tuple[Check, ...] = (
     Check("own_options", ("call",), "each finished call that leaves optional parameters out is written again in the "
                                     "model's own tool format, its values held; optional arguments it adds that the "
                                     "request grounds are kept (the shim; a chat template with tools, a grammar)"),
+    Check("crossed", ("call",), "a tool called several times whose varying arguments each take their values from "
+                                "one list the request writes (\"Lakers and Bulls in 2018 and 2020\") is called with "
+                                "every combination, unless the request says \"respectively\" (the shim; after own_options)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )

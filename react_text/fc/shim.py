@@ -36,6 +36,7 @@ from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.hold import held_grammar
+from ..checks.crossed import crossed
 from ..checks.stated import stated_values
 from ..checks.reading import Reading, Situation
 from ..checks.review import ONE_TURN, review
@@ -87,24 +88,20 @@ def tool_calls(
     (a ``ValueError``) for a malformed request and ``BackendError`` when the
     model cannot be reached.
 
-    ``on_content`` streams a plain answer: it is called with pieces of the
-    answer as the model writes them (see ``AnswerStream``); they join to a
-    prefix of the final ``content`` (the caller sends the rest). Only answers
-    nothing can still refuse stream (under ``tool_choice="none"``, under
-    "auto" when no answer check and no ``tool_choice`` check is on, and the
-    answer asked for after a bare thought); otherwise an "auto" turn's own
-    answer is judged whole by the answer checks first. Tool calls are never streamed
-    here: they exist only once checked against the schemas.
+    ``on_content`` streams a plain answer: it is called with pieces of the answer as the model writes them
+    (see ``AnswerStream``); they join to a prefix of the final ``content`` (the caller sends the rest). Only
+    answers nothing can still refuse stream (under ``tool_choice="none"``, under "auto" when no answer check
+    and no ``tool_choice`` check is on, and the answer asked for after a bare thought); otherwise an "auto"
+    turn's own answer is judged whole by the answer checks first. Tool calls are never streamed here: they
+    exist only once checked against the schemas.
 
     ``template``: a text-protocol template, ``"native"`` (the model's own tool format, ``fc.native``) or
     ``"auto"`` (default; ``fc.choice``: measured best, else native when the chat template has tools,
     else classic; the reply's ``template`` says which and why).
 
-    ``constrain`` puts the turn under a grammar built from the tools; None (the
-    default) does so whenever the backend takes grammars (llama.cpp in process
-    or llama-server). Measured on the ``tools`` suite with Qwen2.5-coder-0.5B:
-    35/45 with the grammar, 33/45 without (and 19/45 for a plain
-    function-calling prompt), 4.4 s per task either way.
+    ``constrain`` puts the turn under a grammar built from the tools; None (the default) does so whenever the
+    backend takes grammars (llama.cpp in process or llama-server). Measured on the ``tools`` suite with
+    Qwen2.5-coder-0.5B: 35/45 with the grammar, 33/45 without (19/45 for a plain function-calling prompt).
     """
     if max_retries < 0 or max_tokens < 1:
         raise ValueError("max_retries must be >= 0 and max_tokens >= 1")
@@ -142,6 +139,8 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     calls, acted, used = own_options(verdict.calls, request.by_name, messages, backend, request.situation.grounds) \
         if "own_options" in request.checks else (verdict.calls, False, (0, 0))
     merged, own = len(verdict.calls) - len(calls), ("own_options",) * acted  # merged: listed calls the fill made alike
+    if "crossed" in request.checks and (product := crossed(calls, request.schemas, request.situation.question)) != calls:
+        calls, own = product, own + ("crossed",)  # last: it reads every value the other fills settled
     result = result_of(replace(verdict, calls=calls), thought, attempts.errors, (attempts.prompt_tokens + used[0],
                        attempts.completion_tokens + used[1]), messages, parallel_tool_calls, max_retries)
     return replace(result, more_calls=attempts.more_calls - merged, step_checks=attempts.step_checks + own)
