@@ -107,7 +107,7 @@ def test_a_step_call_with_a_value_from_nowhere_where_the_request_gave_one_ends_t
     """``kept_values``: Paris came from the request, Lisbon from nowhere: the model went past the request."""
     lisbon = ' Lisbon.\nAction: get_weather\nAction Input: {"city": "Lisbon"}'
     for checks, cities, acted in (("default", ["Paris", "Oslo"], ["kept_values"]),
-                                  ("-kept_values", ["Paris", "Oslo", "Lisbon"], None)):
+                                  ("-kept_values,-demo_copy", ["Paris", "Oslo", "Lisbon"], None)):
         backend = ScriptedBackend([WEATHER_TURN, OSLO, lisbon, END], supports_grammar=True)
         out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=checks)
         assert _cities(out) == cities and out.get("step_checks") == acted

@@ -498,11 +498,16 @@ def test_a_call_with_values_from_nowhere_is_corrected_and_the_answer_comes_as_co
     assert '"2.5" and "12"' in correction and "split_bill" in correction
 
 
-def test_the_repeat_of_a_corrected_call_is_returned() -> None:
+def test_the_repeat_of_a_corrected_call_is_returned_unless_it_copies_the_demo_call() -> None:
+    """The values here are the demo call's own (``demo_copy``): repeated after the correction, no call is made
+    of them; with the check off, the repeat is returned."""
     backend = ScriptedBackend([SPLIT_COPIED, SPLIT_COPIED])
-    out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT], backend=backend)
+    out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT], backend=backend, checks="-demo_copy")
     (call,) = out["message"]["tool_calls"]
     assert json.loads(call["function"]["arguments"]) == {"total": 2.5, "people": 12}
+    out = tool_calls(_user("Who wrote Pride and Prejudice?"), [SPLIT], backend=ScriptedBackend([SPLIT_COPIED] * 3))
+    assert not out["message"].get("tool_calls") and "example call" in out["message"]["content"]
+    assert out["step_checks"] == ["demo_copy"]
 
 
 def test_a_grounded_call_is_returned_at_once() -> None:

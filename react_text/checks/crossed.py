@@ -51,6 +51,8 @@ _RESPECTIVE = regex.compile("|".join([rf"\b{regex.escape(w)}\b" for w in EN_RESP
 _UNIT_GAP = regex.compile(r"(\s*\p{L}{1,12}?)" + _GAP.pattern, regex.IGNORECASE)
 """A unit after a list's item (a word of its own, or a character straight after it), then a joiner."""
 _UNSPACED = regex.compile(f"[{CJK}]")
+_REACH = 48
+"""How far apart two items of one list may stand: a joiner, quotes and a unit between them."""
 Span = tuple[int, int]
 
 
@@ -106,22 +108,19 @@ def _listed(values: Sequence[Any], used: Sequence[Any], request: str, prop: Any)
     if any(not _joined(request, a[0], b[0]) for a, b in zip(chain, chain[1:])):
         return None
     kind = kind_of(values[0], read_request(request))
-    if kind is not None:
-        others = [pair for pair in _candidates(kind, request, prop)
-                  if all(not _same(pair[1], u) for u in used)]
-        grown = True
-        while grown:
-            grown = False
-            for span, value in others:
-                if _joined(request, span, chain[0][0]):
-                    chain.insert(0, (span, value))
-                elif _joined(request, chain[-1][0], span):
-                    chain.append((span, value))
-                else:
-                    continue
-                others.remove((span, value))
-                grown = True
-                break
+    others = [pair for pair in _candidates(kind, request, prop) if all(not _same(pair[1], u) for u in used)] \
+        if kind is not None else []
+    ending = {span[1]: (span, value) for span, value in others}
+    starting = {span[0]: (span, value) for span, value in others}
+    while len(chain) <= MAX_COMBINATIONS:  # each step looks only as far as a joiner reaches: linear in the request
+        start, end = chain[0][0][0], chain[-1][0][1]
+        before = next((ending.pop(at) for at in range(start - 1, max(start - _REACH, -1), -1)
+                       if at in ending and _joined(request, ending[at][0], chain[0][0])), None)
+        after = None if before else next((starting.pop(at) for at in range(end + 1, end + _REACH)
+                                          if at in starting and _joined(request, chain[-1][0], starting[at][0])), None)
+        if before is None and after is None:
+            break
+        chain = [before, *chain] if before else [*chain, after]
     if len(chain) < 2:
         return None
     return chain[0][0][0], [value for _, value in chain]

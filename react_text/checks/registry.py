@@ -42,7 +42,7 @@ CheckName = Literal[
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-    "percent", "list_end", "own_options", "crossed",
+    "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -106,6 +106,11 @@ CHECKS: tuple[Check, ...] = (
                                     "negation in it, is passed as true (the shim)"),
     Check("stated_list", ("call",), "an optional list parameter a call leaves out, when the request names items its "
                                     "items' enum offers, is passed those items (the shim; a tool called once)"),
+    Check("demo_copy", ("call",), "a finished call that passes a value the demo call made up (not the request's, a "
+                                  "result's nor the schema's) is not made; with none left, the reply says why (the "
+                                  "shim)"),
+    Check("swapped", ("call",), "a pair of a call's number arguments whose values the request writes each nearest "
+                                "the other's name is swapped back (\"weight 0.5 and decay rate of 0.1\"; the shim)"),
     Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
                                 "number parameter that does not say it takes a percentage, is passed as a fraction "
                                 "(0.05; the shim)"),
@@ -114,7 +119,7 @@ CHECKS: tuple[Check, ...] = (
                                     "request grounds are kept (the shim; a chat template with tools, a grammar)"),
     Check("crossed", ("call",), "a tool called several times whose varying arguments each take their values from "
                                 "one list the request writes (\"Lakers and Bulls in 2018 and 2020\") is called with "
-                                "every combination, unless the request says \"respectively\" (the shim; after own_options)"),
+                                "every combination, unless the request says \"respectively\" (the shim; last)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )

@@ -36,8 +36,6 @@ from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
 from ..checks.hold import held_grammar
-from ..checks.crossed import crossed
-from ..checks.stated import stated_values
 from ..checks.reading import Reading, Situation
 from ..checks.review import ONE_TURN, review
 from ..grammar.gbnf import DEFAULT_MAX_THOUGHT_CHARS
@@ -51,7 +49,7 @@ from .reply import ShimResult, result_of
 from .request import ToolChoice, read_tool_choice, read_tools
 from .scratchpad import render_scratchpad
 from .next_calls import Asking, asking, next_calls
-from .own_options import own_options
+from .finished import settle
 from .verdict import PARALLEL_CALLS, Verdict, example_call, final_label, judge, turn_grammar
 
 __all__ = ["tool_calls"]
@@ -136,14 +134,12 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
-    calls, acted, used = own_options(verdict.calls, request.by_name, messages, backend, request.situation.grounds) \
-        if "own_options" in request.checks else (verdict.calls, False, (0, 0))
-    merged, own = len(verdict.calls) - len(calls), ("own_options",) * acted  # merged: listed calls the fill made alike
-    if "crossed" in request.checks and (product := crossed(calls, request.schemas, request.situation.question)) != calls:
-        calls, own = product, own + ("crossed",)  # last: it reads every value the other fills settled
-    result = result_of(replace(verdict, calls=calls), thought, attempts.errors, (attempts.prompt_tokens + used[0],
-                       attempts.completion_tokens + used[1]), messages, parallel_tool_calls, max_retries)
-    return replace(result, more_calls=attempts.more_calls - merged, step_checks=attempts.step_checks + own)
+    done = settle(verdict, situation=request.situation, schemas=request.schemas, tools=request.by_name,
+                  checks=request.checks, auto=request.choice.mode == "auto", messages=messages, backend=backend)
+    result = result_of(done.verdict, thought, attempts.errors, (attempts.prompt_tokens + done.usage[0],
+                       attempts.completion_tokens + done.usage[1]), messages, parallel_tool_calls, max_retries)
+    return replace(result, more_calls=attempts.more_calls - done.merged,
+                   step_checks=attempts.step_checks + done.acted)
 
 
 # --- one turn, with its retries -----------------------------------------------------
@@ -278,12 +274,7 @@ class _Attempts:
             verdict, thought, done = self._attempt()
             if done:
                 break
-        verdict = self._more(verdict)
-        if verdict.calls:
-            calls, acted = stated_values(verdict.calls, self.request.schemas, self.request.situation.question,
-                                         self.request.checks)
-            verdict, self.step_checks = replace(verdict, calls=calls), self.step_checks + acted
-        return verdict, thought
+        return self._more(verdict), thought
 
     def _more(self, verdict: Verdict) -> Verdict:
         """The verdict's calls and those the request asks for after them (``next_calls``), when asked."""

@@ -1,0 +1,55 @@
+"""What the shim does to a turn's finished calls, in one place and in order.
+
+Why one place: each step reads the calls every step before it settled. First the calls that copy the demo
+call's made-up values are left out (``demo_copy``, under ``tool_choice`` "auto" only: a call the client forced is
+one it asked for); then the fills that read the request (``checks.stated``: options, flags, lists, swapped
+numbers, percentages); then the optional arguments the model writes in its own tool format (``own_options``,
+one model call per call); last the product of the lists the request writes (``crossed``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Container, Mapping, Sequence
+
+from ..backends.base import Backend
+from ..checks.crossed import crossed
+from ..checks.reading import Situation
+from ..checks.stated import stated_values
+from .own_options import own_options
+from .verdict import Verdict, uncopied
+
+__all__ = ["Settled", "settle"]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The verdict with its calls settled, the checks that acted, how many listed calls ``own_options`` made
+    alike (and so merged), and the (prompt, completion) tokens it took."""
+
+    verdict: Verdict
+    acted: tuple[str, ...] = ()
+    merged: int = 0
+    usage: tuple[int, int] = (0, 0)
+
+
+def settle(verdict: Verdict, *, situation: Situation, schemas: Mapping[str, Any], tools: Mapping[str, Any],
+           checks: Container[str], auto: bool, messages: Sequence[Any], backend: Backend) -> Settled:
+    """``verdict`` with every switched-on step applied to its calls (the module's docstring says which)."""
+    acted: list[str] = []
+    if auto and "demo_copy" in checks and (kept := uncopied(verdict, situation, schemas)) != verdict:
+        verdict = kept
+        acted.append("demo_copy")
+    if not verdict.calls:
+        return Settled(verdict, tuple(acted))
+    calls, filled = stated_values(verdict.calls, schemas, situation.question, checks)
+    acted += filled
+    merged, usage = 0, (0, 0)
+    if "own_options" in checks:
+        options, added, usage = own_options(calls, tools, messages, backend, situation.grounds)
+        merged, calls = len(calls) - len(options), options
+        acted += ["own_options"] * added
+    if "crossed" in checks and (product := crossed(calls, schemas, situation.question)) != calls:
+        calls = product
+        acted.append("crossed")
+    return Settled(replace(verdict, calls=calls), tuple(acted), merged, usage)

@@ -1,0 +1,45 @@
+"""This session's three fills (demo_copy, swapped, crossed) applied, in the shim's order, to recorded default
+replies (each reads only the finished calls and what the prompt showed, so this is their ablation), per category:
+acted, gained, lost.
+
+    python new_checks.py RESULTS.jsonl...
+"""
+import collections, json, sys
+from react_text.backends.scripted import ScriptedBackend
+from react_text.checks.crossed import crossed
+from react_text.checks.demo_copies import without_copies
+from react_text.checks.registry import DEFAULT_CHECKS
+from react_text.checks.swapped import swapped
+from react_text.eval.bfcl.checker import Call, check
+from react_text.eval.bfcl.data import recorded
+from react_text.eval.bfcl.decode import openai_tools
+from react_text.fc.shim import _read_request
+
+records, items = recorded(sys.argv[1:])
+c = collections.Counter()
+for tid, r in sorted(records.items()):
+    it = items[tid]
+    side = "live" if it.category.startswith("live") else it.category
+    c[side, "items"] += 1
+    c[side, "off"] += r["correct"]
+    if r["status"] != "called":
+        c[side, "on"] += r["correct"]
+        continue
+    req = _read_request(list(it.messages), openai_tools(it.functions), backend=ScriptedBackend([], supports_grammar=True),
+                        template="classic", tool_choice="auto", constrain=True, examples=None, checks=DEFAULT_CHECKS,
+                        calls=8)
+    s = req.situation
+    calls = tuple((n, dict(a)) for x in json.loads(r["answer"]) for n, a in x.items())
+    kept, _ = without_copies(calls, s.example_arguments, req.schemas, s.grounds, s.lang)
+    done = crossed(swapped(kept, req.schemas, s.question), req.schemas, s.question) if kept else kept
+    on = check(it.category, it.functions, [Call(n, a) for n, a in done], it.answers).valid if done != calls \
+        else r["correct"]
+    c[side, "on"] += on
+    if done != calls:
+        c[side, "acted"] += 1
+        c[side, "gained"] += on and not r["correct"]
+        c[side, "lost"] += r["correct"] and not on
+        if side != "live":
+            print(tid, r["correct"], "->", on)
+for k, v in sorted(c.items()):
+    print(k, v)
