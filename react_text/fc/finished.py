@@ -34,7 +34,7 @@ class Settled:
 
 
 def settle(verdict: Verdict, *, situation: Situation, schemas: Mapping[str, Any], tools: Mapping[str, Any],
-           checks: Container[str], auto: bool, messages: Sequence[Any], backend: Backend) -> Settled:
+           checks: Container[str], auto: bool, messages: Sequence[Any], backend: Backend, max_tokens: int) -> Settled:
     """``verdict`` with every switched-on step applied to its calls (the module's docstring says which)."""
     acted: list[str] = []
     if auto and "demo_copy" in checks and (kept := uncopied(verdict, situation, schemas)) != verdict:
@@ -46,7 +46,7 @@ def settle(verdict: Verdict, *, situation: Situation, schemas: Mapping[str, Any]
     acted += filled
     merged, usage = 0, (0, 0)
     if "own_options" in checks:
-        options, added, usage = own_options(calls, tools, messages, backend, situation.grounds)
+        options, added, usage = own_options(calls, tools, messages, backend, situation.grounds, max_tokens)
         merged, calls = len(calls) - len(options), options
         acted += ["own_options"] * added
     if "crossed" in checks and (product := crossed(calls, schemas, situation.question)) != calls:

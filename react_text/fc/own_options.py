@@ -27,13 +27,11 @@ from .native import NATIVE
 
 __all__ = ["own_options"]
 
-_MAX_TOKENS = 256
-
 
 def own_options(calls: Calls, tools: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], backend: Backend,
-                grounds: Sequence[str]) -> tuple[Calls, bool, tuple[int, int]]:
+                grounds: Sequence[str], max_tokens: int = 256) -> tuple[Calls, bool, tuple[int, int]]:
     """``calls`` with the grounded optional arguments the model adds in its own format, whether it added any,
-    and the (prompt, completion) tokens it took."""
+    and the (prompt, completion) tokens it took; each call's completion gets the request's ``max_tokens``."""
     template = chat_template_of(backend)
     if not calls or not has_tools(template) or not supports_grammar(backend):
         return calls, False, (0, 0)
@@ -51,7 +49,7 @@ def own_options(calls: Calls, tools: Mapping[str, Any], messages: Sequence[Mappi
         held = {**schema, "required": list(args),
                 "properties": {k: {"const": args[k]} if k in args else v for k, v in properties.items()}}
         try:
-            done = backend.complete(prompt, stop=DIALECTS[NATIVE].stop, max_tokens=_MAX_TOKENS, temperature=0.0,
+            done = backend.complete(prompt, stop=DIALECTS[NATIVE].stop, max_tokens=max_tokens, temperature=0.0,
                                     grammar=build_grammar(NATIVE, [ToolShape(name, held)], allow_final=False))
         except BackendError:
             return calls, False, (used[0], used[1])
