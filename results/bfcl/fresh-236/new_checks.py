@@ -1,8 +1,8 @@
 """This session's three fills (demo_copy, swapped, crossed) applied, in the shim's order, to recorded default
 replies (each reads only the finished calls and what the prompt showed, so this is their ablation), per category:
-acted, gained, lost.
+acted, gained, lost. Live items (held out) print as counts only.
 
-    python new_checks.py RESULTS.jsonl...
+    python new_checks.py [--only demo_copy,swapped,crossed] RESULTS.jsonl...
 """
 import collections, json, sys
 from react_text.backends.scripted import ScriptedBackend
@@ -15,7 +15,9 @@ from react_text.eval.bfcl.data import recorded
 from react_text.eval.bfcl.decode import openai_tools
 from react_text.fc.shim import _read_request
 
-records, items = recorded(sys.argv[1:])
+args = sys.argv[1:]
+only = set(args[1].split(",")) if args[:1] == ["--only"] else {"demo_copy", "swapped", "crossed"}
+records, items = recorded(args[2:] if args[:1] == ["--only"] else args)
 c = collections.Counter()
 for tid, r in sorted(records.items()):
     it = items[tid]
@@ -30,8 +32,10 @@ for tid, r in sorted(records.items()):
                         calls=8)
     s = req.situation
     calls = tuple((n, dict(a)) for x in json.loads(r["answer"]) for n, a in x.items())
-    kept, _ = without_copies(calls, s.example_arguments, req.schemas, s.grounds, s.lang)
-    done = crossed(swapped(kept, req.schemas, s.question), req.schemas, s.question) if kept else kept
+    done = without_copies(calls, s.example_arguments, req.schemas, s.grounds, s.lang)[0] if "demo_copy" in only \
+        else calls
+    done = swapped(done, req.schemas, s.question) if "swapped" in only else done
+    done = crossed(done, req.schemas, s.question) if "crossed" in only else done
     on = check(it.category, it.functions, [Call(n, a) for n, a in done], it.answers).valid if done != calls \
         else r["correct"]
     c[side, "on"] += on
