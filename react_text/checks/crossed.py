@@ -1,11 +1,10 @@
 """Every combination of the lists the request writes apart (the ``crossed`` check).
 
-Why: asked for "the winning percentage of Lakers and Bulls in seasons 2018 and 2020", a small model pairs the
-lists off (Lakers 2018, Bulls 2020) or reuses a value (2020 for both), where the request asks for each team in
-each season. What tells a product from pairs is how the request writes the values: each argument's values as
-a list of their own ("Lakers and Bulls", "2018 and 2020") ask for each combination; values written in turns
-with their partners ("case XY1234 in Los Angeles, and GH5678 in Orange County") or tied by "respectively" are
-pairs. Counted over BFCL's answers before this was built (parallel and parallel_multiple, every item; a tool
+Why: asked for "the rainfall of Oslo and Bergen in 2019 and 2021", a small model pairs the lists off (Oslo
+2019, Bergen 2021) or reuses a value (2021 for both), where the request asks for each city in each year. What
+tells a product from pairs is how the request writes the values: each argument's values as a list of their own
+("Oslo and Bergen", "2019 and 2021") ask for each combination; values written in turns with their partners
+("Oslo in 2019, and Bergen in 2021") or tied by "respectively" are pairs. Counted over BFCL's answers before this was built (parallel and parallel_multiple, every item; a tool
 the answer calls several times with several arguments varying): where every varying argument's values are
 written as a list each, the answer is the product in 5 of 5 once "respectively" is read (5 of 7 without
 it); where they are written in turns, pairs in 112 of 115; the other 85 pass values the request does not
@@ -16,7 +15,7 @@ from a list the request writes (its items joined only by commas, "and", "or" and
 ``LIST_JOINERS``, or by the same unit after each: "2019年和2021年"), and such lists hold the values of 2
 arguments at least, the tool's calls become the product of the lists in the order the request writes them,
 each with the arguments all the calls share. A list's other items the request writes next to a used value
-join it when no call passed them ("2018 and 2020" where both calls passed 2020). Nothing happens with a word
+join it when no call passed them ("2019 and 2021" where both calls passed 2021). Nothing happens with a word
 for "respectively" in the request. It runs last, after ``own_options``, on the values every other fill
 settled. Pure functions over plain data.
 """
@@ -81,10 +80,11 @@ def _product(calls: Sequence[dict], request: str, schema: Any) -> list[dict] | N
     used = [v for args in calls for v in args.values()]
     lists: dict[str, tuple[int, list[Any]]] = {}
     for key in keys:
-        values = list(dict.fromkeys(_hashable(args.get(key)) for args in calls))
-        found = _listed([_plain(v) for v in values], used, request, _prop(schema, key))
-        if found is not None:
-            lists[key] = found
+        passed = [args.get(key) for args in calls]
+        if all(isinstance(v, (int, float, str)) and not isinstance(v, bool) and v != "" for v in passed):
+            found = _listed(list(dict.fromkeys(passed)), used, request, _prop(schema, key))
+            if found is not None:
+                lists[key] = found
     if len(lists) < 2 or any(k not in lists for k in keys if k not in shared):
         return None
     order = sorted(lists, key=lambda k: lists[k][0])
@@ -99,8 +99,6 @@ def _product(calls: Sequence[dict], request: str, schema: Any) -> list[dict] | N
 def _listed(values: Sequence[Any], used: Sequence[Any], request: str, prop: Any) -> tuple[int, list[Any]] | None:
     """Where the list starts and its items, when ``values`` (one argument's, as the calls passed them) are items
     of one list the request writes, of two items at least, with the items no call passed next to them."""
-    if any(isinstance(v, bool) or not isinstance(v, (int, float, str)) or v == "" for v in values):
-        return None
     spans = [_span(v, request) for v in values]
     if any(s is None for s in spans):
         return None
@@ -178,14 +176,6 @@ def _same(a: Any, b: Any) -> bool:
 def _prop(schema: Any, key: str) -> Any:
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     return props.get(key) if isinstance(props, Mapping) else None
-
-
-def _hashable(value: Any) -> Any:
-    return ("json", repr(value)) if isinstance(value, (list, dict)) else value
-
-
-def _plain(value: Any) -> Any:
-    return None if isinstance(value, tuple) else value
 
 
 def _key(args: Mapping[str, Any]) -> str:

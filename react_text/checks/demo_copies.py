@@ -64,9 +64,13 @@ def demo_copies(name: str, args: Mapping[str, Any], examples: Sequence[str], sch
     return tuple(found)
 
 
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b or (isinstance(a, (int, float)) and isinstance(b, (int, float))
-                                             and not isinstance(a, bool) and float(a) == float(b))
+def _same(shown: Any, passed: Any) -> bool:
+    """Equal as values: 12 and 12.0 alike, but a flag is no number."""
+    if isinstance(shown, bool) or isinstance(passed, bool):
+        return shown is passed
+    if isinstance(shown, (int, float)) and isinstance(passed, (int, float)):
+        return float(shown) == float(passed)
+    return type(shown) is type(passed) and shown == passed
 
 
 def _read(text: str) -> Any:

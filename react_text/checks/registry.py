@@ -110,7 +110,7 @@ CHECKS: tuple[Check, ...] = (
                                   "result's nor the schema's) is not made; with none left, the reply says why (the "
                                   "shim)"),
     Check("swapped", ("call",), "a pair of a call's number arguments whose values the request writes each nearest "
-                                "the other's name is swapped back (\"weight 0.5 and decay rate of 0.1\"; the shim)"),
+                                "the other's name is swapped back (\"efficiency 0.7 and head of 0.3\"; the shim)"),
     Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
                                 "number parameter that does not say it takes a percentage, is passed as a fraction "
                                 "(0.05; the shim)"),
@@ -118,7 +118,7 @@ CHECKS: tuple[Check, ...] = (
                                     "model's own tool format, its values held; optional arguments it adds that the "
                                     "request grounds are kept (the shim; a chat template with tools, a grammar)"),
     Check("crossed", ("call",), "a tool called several times whose varying arguments each take their values from "
-                                "one list the request writes (\"Lakers and Bulls in 2018 and 2020\") is called with "
+                                "one list the request writes (\"Oslo and Bergen in 2019 and 2021\") is called with "
                                 "every combination, unless the request says \"respectively\" (the shim; last)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),

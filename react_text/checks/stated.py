@@ -3,8 +3,7 @@
 Why one entry: ``stated_option``, ``stated_flag``, ``stated_list``, ``swapped`` and ``percent`` each read only
 the calls, their schemas and the request, after every call is made, and they touch arguments of different kinds
 (a left-out string option, a boolean, a left-out list, numbers passed to each other's argument, a number the
-request writes as a percentage); the shim
-applies them as one step and records which acted.
+request writes as a percentage); the shim applies them as one step and records which acted.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Number arguments put back beside the names the request writes them with (the ``swapped`` check).
 
-Why: asked about "a synaptic input rate of 200 and weight 0.5 and decay rate of 0.1", a small model passes
-``decay_rate=0.5, weight=0.1``: the values in the order written, the names in another. The request says which
+Why: asked about "a flow of 20 and efficiency 0.7 and head of 0.3" where ``flow`` and ``head`` are required, a
+small model can pass ``head=0.7, efficiency=0.3``: the values in the order written, the names in another (BFCL's
+requests show it). The request says which
 is which by the words it writes beside each value. Where an argument's name stands nearest a value is a weak
 sign on its own (English writes "3 bedrooms, 2 bathrooms", so the word before "2" names the other argument),
 but a pair of values that each stand nearest the other's name is not: counted over BFCL's answers before this was
