@@ -38,6 +38,16 @@ def test_a_value_only_the_demo_holds_is_a_copy_and_one_the_request_or_schema_hol
     assert copies({"current": 4, "medium": 2.5}, "4 A") == ()  # the demo's value under another name
 
 
+def test_a_list_the_demo_filled_with_its_made_up_items_is_a_copy() -> None:
+    survey = {"type": "object", "required": ["answers"], "properties": {
+        "answers": {"type": "array", "items": {"type": "integer"}, "description": "The answers, 1 to 5."}}}
+    shown = (json.dumps(sample_arguments(survey)),)
+    made_up = sample_arguments(survey)["answers"]
+    assert demo_copies("traits", {"answers": made_up}, shown, {"traits": survey}, ["What type of person am I?"]) == (
+        ("answers", made_up),)
+    assert demo_copies("traits", {"answers": [4, 2]}, shown, {"traits": survey}, ["I answered 4 and 2."]) == ()
+
+
 def test_calls_of_copies_are_left_out_and_with_none_left_the_problem_is_told() -> None:
     copy, fine = ("magnetic_field", {"current": 2.5, "distance": 2.5}), ("magnetic_field", {"current": 4, "distance": 1})
     schemas, ground = {"magnetic_field": FIELD}, ["4 A at 1 m, and what is the mass of an electron?"]

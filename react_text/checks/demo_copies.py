@@ -53,7 +53,7 @@ def demo_copies(name: str, args: Mapping[str, Any], examples: Sequence[str], sch
     props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
     found = []
     for key, value in args.items():
-        if isinstance(value, (bool, list, dict)) or value in ("", 0) or value is None:
+        if isinstance(value, (bool, dict)) or value in ("", 0, []) or value is None:
             continue
         if not any(key in example and _same(example[key], value) for example in shown):
             continue
@@ -65,7 +65,9 @@ def demo_copies(name: str, args: Mapping[str, Any], examples: Sequence[str], sch
 
 
 def _same(shown: Any, passed: Any) -> bool:
-    """Equal as values: 12 and 12.0 alike, but a flag is no number."""
+    """Equal as values: 12 and 12.0 alike, a list item by item, but a flag is no number."""
+    if isinstance(shown, list) and isinstance(passed, list):
+        return len(shown) == len(passed) and all(map(_same, shown, passed))
     if isinstance(shown, bool) or isinstance(passed, bool):
         return shown is passed
     if isinstance(shown, (int, float)) and isinstance(passed, (int, float)):
