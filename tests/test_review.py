@@ -44,7 +44,7 @@ def test_the_hosts_call_no_check_but_review() -> None:
                "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS",
                "held_grammar", "held_schema", "held_values", "invented", "adds_nothing", "ungrounded_values",
                "in_request_order", "all_from_request", "stated_values", "crossed", "without_copies",
-               "Calls", "Situation"}
+               "Calls"}
     used = set()
     for package in ("agent", "fc"):
         for path in (ROOT / "react_text" / package).rglob("*.py"):

@@ -14,10 +14,11 @@ from typing import Any, Container, Mapping, Sequence
 
 from ..backends.base import Backend
 from ..checks.crossed import crossed
+from ..checks.demo_copies import without_copies
 from ..checks.reading import Situation
 from ..checks.stated import stated_values
 from .own_options import own_options
-from .verdict import Verdict, uncopied
+from .verdict import Verdict
 
 __all__ = ["Settled", "settle"]
 
@@ -37,9 +38,12 @@ def settle(verdict: Verdict, *, situation: Situation, schemas: Mapping[str, Any]
            checks: Container[str], auto: bool, messages: Sequence[Any], backend: Backend, max_tokens: int) -> Settled:
     """``verdict`` with every switched-on step applied to its calls (the module's docstring says which)."""
     acted: list[str] = []
-    if auto and "demo_copy" in checks and (kept := uncopied(verdict, situation, schemas)) != verdict:
-        verdict = kept
-        acted.append("demo_copy")
+    if auto and "demo_copy" in checks:
+        s = situation
+        calls, problem = without_copies(verdict.calls, s.example_arguments, schemas, s.grounds, s.lang)
+        if calls != verdict.calls:  # with none left, the problem is what the reply reports
+            verdict = Verdict(calls=calls, problem=problem, code="demo_copy" if problem else None)
+            acted.append("demo_copy")
     if not verdict.calls:
         return Settled(verdict, tuple(acted))
     calls, filled = stated_values(verdict.calls, schemas, situation.question, checks)

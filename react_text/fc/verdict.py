@@ -13,8 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from ..backends.base import Backend
 from ..backends.build import supports_grammar
-from ..checks.demo_copies import without_copies
-from ..checks.reading import Calls, Situation
+from ..checks.reading import Calls
 from ..grammar.gbnf import build_grammar
 from ..grammar.terms import GrammarError
 from ..protocol.dialects import format_action, format_final
@@ -23,7 +22,7 @@ from ..types import Step
 from .request import ShimRequestError, ToolChoice
 
 __all__ = ["PARALLEL_CALLS", "Verdict", "judge", "example_call", "final_label", "turn_grammar",
-           "next_call_grammar", "uncopied"]
+           "next_call_grammar"]
 
 PARALLEL_CALLS = 8
 """How many calls one constrained turn may hold when ``parallel_tool_calls`` is on: a request that asks
@@ -77,16 +76,6 @@ def judge(step: Step, tools: Mapping[str, Any], choice: ToolChoice, example: str
             break
         calls.append(call)
     return Verdict(calls=tuple(calls))
-
-
-def uncopied(verdict: Verdict, situation: Situation, schemas: Mapping[str, Any]) -> Verdict:
-    """``verdict`` without the calls that pass a value the demo call made up (``checks.demo_copies``); with none
-    left, the problem its reply reports. Unchanged when no call copies one."""
-    s = situation
-    calls, problem = without_copies(verdict.calls, s.example_arguments, schemas, s.grounds, s.lang)
-    if calls == verdict.calls:
-        return verdict
-    return Verdict(calls=calls, problem=problem, code="demo_copy" if problem else None)
 
 
 def example_call(template: Any, tools: Sequence[Any], choice: ToolChoice) -> str:
