@@ -1,5 +1,5 @@
 """crossed over BFCL's own answers: a right call list must come back unchanged (live: counts only)."""
-import json, collections
+import collections
 from react_text.eval.bfcl.data import load_items
 from react_text.eval.bfcl.decode import openai_tools
 from react_text.checks.crossed import crossed

@@ -2,7 +2,9 @@
 latest record of each item from runs made before the check (the committed BFCL results and the session runs under
 /work/runs, which are not in the repository; this folder's own run left out): acted / gained / lost; live (held
 out) as counts only. As the check runs last in the shim, on the finished calls, this is the ablation itself."""
-import json, glob, sys, collections
+import json
+import glob
+import collections
 from react_text.eval.bfcl.data import load_items
 from react_text.eval.bfcl.decode import openai_tools
 from react_text.eval.bfcl.checker import check, Call

@@ -1,7 +1,10 @@
 """Over BFCL's answers: where one tool is called several times and two or more arguments vary, is the
 answer the full product of their values, and does the request write each argument's values as one
 coordinated list ("Lakers and Bulls ... 2018 and 2020")?"""
-import json, sys, collections, itertools, regex
+import json
+import sys
+import collections
+import regex
 from react_text.eval.bfcl.data import load_items
 SEP = regex.compile(r"^[\s,'\"]*(?:and|or|&|as well as|,)?[\s'\"]*$", regex.I)
 def first(v): return v[0] if isinstance(v, list) and v else v

@@ -1,6 +1,6 @@
 """On BFCL's crossed answers (non-live): feed crossed() the answer paired off (diagonal) and see whether it
 gives the product back."""
-import json, itertools, collections
+import collections
 from react_text.eval.bfcl.data import load_items
 from react_text.eval.bfcl.decode import openai_tools
 from react_text.eval.bfcl.checker import check, Call

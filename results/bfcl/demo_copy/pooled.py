@@ -2,12 +2,14 @@
 from runs made before this session's checks (the committed BFCL results and the session runs under /work/runs,
 which are not in the repository): per category, whether a reply's calls copy the demo call's made-up values,
 and whether the reply was right. Live (held out) as counts only. -v lists the non-live replies that copy."""
-import json, glob, collections, sys
+import json
+import glob
+import collections
+import sys
 from react_text.eval.bfcl.data import load_items
 from react_text.eval.bfcl.decode import openai_tools
 from react_text.backends.scripted import ScriptedBackend
 from react_text.checks.registry import DEFAULT_CHECKS
-from react_text.checks.grounding import ungrounded_values
 from react_text.fc.shim import _read_request
 from react_text.checks.demo_copies import without_copies
 cats = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance")

@@ -1,9 +1,10 @@
 """The swapped fill (react_text.checks.swapped) over BFCL's own answers (every call; live as counts only) and over
 the latest record of every item the default (classic under the grammar) has replied to, from runs made before the
 check (the committed BFCL results and the session runs under /work/runs, not in the repository)."""
-import json, glob, collections
+import json
+import glob
+import collections
 from react_text.eval.bfcl.data import load_items
-from react_text.eval.bfcl.decode import openai_tools
 from react_text.eval.bfcl.checker import check, Call
 from react_text.checks.swapped import swapped
 
