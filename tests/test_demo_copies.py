@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -82,3 +83,23 @@ def test_the_shim_makes_no_call_of_the_demos_values_and_does_with_the_check_off(
 def test_demo_copies_never_raises_and_names_only_values_the_call_passes(args: dict, examples: list, ground: str) -> None:
     found = demo_copies("magnetic_field", args, (*examples, *SHOWN), {"magnetic_field": FIELD}, [ground])
     assert all(args[key] == value for key, value in found)
+
+
+@pytest.mark.model
+def test_the_default_model_calls_with_the_demos_values_and_the_shim_makes_no_such_call(qwen_backend) -> None:
+    """Qwen2.5-coder-0.5B, asked something a BMI tool cannot serve, calls it with the demo's 2.5 and 2.5 (after the
+    ``ungrounded`` correction too); with the check the reply makes no call and says why."""
+    schema = {"type": "object", "required": ["weight", "height"], "properties": {
+        "weight": {"type": "number", "description": "Weight in kg."},
+        "height": {"type": "number", "description": "Height in metres."}}}
+    tools = [{"type": "function", "function": {"name": "calculate_bmi", "parameters": schema,
+                                               "description": "Calculate the body mass index of a person."}}]
+    ask = [{"role": "user", "content": "What's the average temperature in Lyon in March?"}]
+
+    def reply(checks: str) -> dict:
+        return tool_calls(ask, tools, backend=qwen_backend, template="classic", checks=checks)
+
+    off = reply("-demo_copy")["message"]
+    assert [json.loads(c["function"]["arguments"]) for c in off["tool_calls"]] == [{"weight": 2.5, "height": 2.5}]
+    on = reply("default")
+    assert not on["message"].get("tool_calls") and "demo_copy" in on["step_checks"]
