@@ -10,7 +10,7 @@ one model call per call); last the product of the lists the request writes (``cr
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Container, Mapping, Sequence
+from typing import Any, Container, Mapping, Protocol, Sequence
 
 from ..backends.base import Backend
 from ..checks.crossed import crossed
@@ -18,9 +18,25 @@ from ..checks.demo_copies import without_copies
 from ..checks.reading import Situation
 from ..checks.stated import stated_values
 from .own_options import own_options
+from .request import ToolChoice
 from .verdict import Verdict
 
-__all__ = ["Settled", "settle"]
+__all__ = ["Settled", "Turn", "settle"]
+
+
+class Turn(Protocol):
+    """What the steps read of the request a turn answers (the shim's ``_Request`` has it, frozen)."""
+
+    @property
+    def situation(self) -> Situation: ...
+    @property
+    def schemas(self) -> Mapping[str, Any]: ...
+    @property
+    def by_name(self) -> Mapping[str, Any]: ...  # the offered tools by name
+    @property
+    def checks(self) -> Container[str]: ...
+    @property
+    def choice(self) -> ToolChoice: ...
 
 
 @dataclass(frozen=True)
@@ -34,11 +50,11 @@ class Settled:
     usage: tuple[int, int] = (0, 0)
 
 
-def settle(verdict: Verdict, *, situation: Situation, schemas: Mapping[str, Any], tools: Mapping[str, Any],
-           checks: Container[str], auto: bool, messages: Sequence[Any], backend: Backend, max_tokens: int) -> Settled:
+def settle(verdict: Verdict, turn: Turn, messages: Sequence[Any], backend: Backend, max_tokens: int) -> Settled:
     """``verdict`` with every switched-on step applied to its calls (the module's docstring says which)."""
     acted: list[str] = []
-    if auto and "demo_copy" in checks:
+    situation, schemas, checks = turn.situation, turn.schemas, turn.checks
+    if turn.choice.mode == "auto" and "demo_copy" in checks:
         s = situation
         calls, problem = without_copies(verdict.calls, s.example_arguments, schemas, s.grounds, s.lang)
         if calls != verdict.calls:  # with none left, the problem is what the reply reports
@@ -50,7 +66,7 @@ def settle(verdict: Verdict, *, situation: Situation, schemas: Mapping[str, Any]
     acted += filled
     merged, usage = 0, (0, 0)
     if "own_options" in checks:
-        options, added, usage = own_options(calls, tools, messages, backend, situation.grounds, max_tokens)
+        options, added, usage = own_options(calls, turn.by_name, messages, backend, situation.grounds, max_tokens)
         merged, calls = len(calls) - len(options), options
         acted += ["own_options"] * added
     if "crossed" in checks and (product := crossed(calls, schemas, situation.question)) != calls:

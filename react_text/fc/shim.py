@@ -134,9 +134,7 @@ def _text_turn(request: _Request, backend: Backend, messages: Sequence[Any], *, 
     attempts = _Attempts(request, backend, max_tokens=max_tokens, temperature=temperature, seed=seed,
                          on_content=on_content)
     verdict, thought = attempts.run(max_retries)
-    done = settle(verdict, situation=request.situation, schemas=request.schemas, tools=request.by_name,
-                  checks=request.checks, auto=request.choice.mode == "auto", messages=messages, backend=backend,
-                  max_tokens=max_tokens)
+    done = settle(verdict, request, messages, backend, max_tokens)
     result = result_of(done.verdict, thought, attempts.errors, (attempts.prompt_tokens + done.usage[0],
                        attempts.completion_tokens + done.usage[1]), messages, parallel_tool_calls, max_retries)
     return replace(result, more_calls=attempts.more_calls - done.merged,
