@@ -29,7 +29,7 @@ import regex
 
 from ..lexicon.cjk import CJK
 from ..lexicon.en import LIST_JOINERS as EN_JOINERS, RESPECTIVE_WORDS as EN_RESPECTIVE
-from ..lexicon.numbers import NUMBER, digits_value
+from ..lexicon.numbers import numbers_at
 from ..lexicon.zh import LIST_JOINERS as ZH_JOINERS, RESPECTIVE_WORDS as ZH_RESPECTIVE
 from .reading import Calls
 from .request_values import kind_of, read_request
@@ -139,8 +139,7 @@ def _joined(text: str, first: Span, second: Span) -> bool:
 def _span(value: Any, text: str) -> Span | None:
     """Where ``text`` first writes ``value``: a number by its value, a string as written (case aside)."""
     if isinstance(value, (int, float)):
-        return next(((m.start(), m.end()) for m in NUMBER.finditer(text) if digits_value(m[0]) == float(value)),
-                    None)
+        return next(((start, end) for start, end, n in numbers_at(text) if n == float(value)), None)
     words = [regex.escape(w) for w in regex.split(r"[\s_-]+", value.strip()) if w]
     if not words:
         return None
@@ -155,12 +154,8 @@ def _candidates(kind: str, text: str, prop: Any) -> list[tuple[Span, Any]]:
     """The request's values of ``kind`` where it writes them, typed as the argument takes them."""
     if kind == "number":
         whole = isinstance(prop, Mapping) and prop.get("type") == "integer"
-        out = []
-        for m in NUMBER.finditer(text):
-            n = digits_value(m[0])
-            if n is not None and (n.is_integer() or not whole):
-                out.append(((m.start(), m.end()), int(n) if n.is_integer() else n))
-        return out
+        return [((start, end), int(n) if n.is_integer() else n) for start, end, n in numbers_at(text)
+                if n.is_integer() or not whole]
     spans = ((_span(v, text), v) for v in read_request(text).of(kind))  # type: ignore[arg-type]
     return [(s, v) for s, v in spans if s is not None]
 

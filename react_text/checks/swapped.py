@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import regex
 
-from ..lexicon.numbers import NUMBER, digits_value
+from ..lexicon.numbers import numbers_at
 from ..prompting.retrieval import tool_terms
 from .reading import Calls
 
@@ -52,12 +52,12 @@ def _put_back(args: dict[str, Any], request: str) -> dict[str, Any]:
 def nearest_name(text: str, value: float, names: Sequence[str]) -> str | None:
     """The argument of ``names`` whose name ``text`` writes nearest the number ``value`` (written once there),
     or None: no word within reach names exactly one of them."""
-    at = [m for m in NUMBER.finditer(text) if digits_value(m[0]) == float(value)]
+    at = [(start, end) for start, end, n in numbers_at(text) if n == float(value)]
     if len(at) != 1:
         return None
     words = [(m.start(), m[0]) for m in _WORD.finditer(text)]
-    before = [w for start, w in words if start < at[0].start()][::-1]
-    after = [w for start, w in words if start >= at[0].end()]
+    before = [w for start, w in words if start < at[0][0]][::-1]
+    after = [w for start, w in words if start >= at[0][1]]
     terms = {name: set(tool_terms(name)) for name in names}
     found: tuple[int, str] | None = None
     for side in (before, after):

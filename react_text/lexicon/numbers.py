@@ -11,8 +11,8 @@ import regex
 
 from . import en, zh
 
-__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "digits_value", "en_number_words", "number_value", "percentages",
-           "written_number", "zh_value"]
+__all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "digits_value", "en_number_words", "number_value", "numbers_at",
+           "percentages", "written_number", "zh_value"]
 
 NUMBER = regex.compile(r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)")
 """A number as written in digits: thousands commas, decimals ("48,213", "2.40"). A comma not followed by
@@ -82,3 +82,9 @@ def digits_value(written: str) -> float | None:
         return float(written.replace(",", "").replace("−", "-").rstrip("."))
     except ValueError:
         return None
+
+
+def numbers_at(text: str) -> list[tuple[int, int, float]]:
+    """Each number ``text`` writes in digits: where it starts and ends, and its value (``digits_value``); for the
+    checks that read which words stand beside a value."""
+    return [(m.start(), m.end(), value) for m in NUMBER.finditer(text) if (value := digits_value(m[0])) is not None]
