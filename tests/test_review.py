@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "held_call", "other_values", "kept_values",
           "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
           "percent", "list_end", "own_options", "crossed", "swapped",
-          "demo_copy"}
+          "demo_copy", "ungrounded_hold"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")

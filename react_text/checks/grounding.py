@@ -40,18 +40,21 @@ from typing import Any, Iterable, Mapping
 
 import regex
 
+from ..grammar.schema import kind_of
 from ..redaction import SECRET_FIELDS, is_secret_field
 from ..protocol.names import is_final_name
 from ..tools.arguments import empty_value
 from ..lexicon.messages import joined, message
 from .reading import Nudge
 from ..lexicon.cjk import HAN
-from ..lexicon.numbers import EN_NUMBER_WORDS, NUMBER, ZH_NUMERAL, digits_value, en_number_words, zh_value
+from ..lexicon.numbers import (EN_NUMBER_WORDS, NUMBER, ZH_NUMERAL, digits_value, en_number_words, scaled_numbers,
+                               zh_value)
 
-__all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounding_nudge", "idle_operands",
-           "ungrounded_values"]
+__all__ = ["check_call", "check_choice", "choice_lead", "choice_nudge", "grounded_numbers", "grounding_nudge",
+           "idle_operands", "ungrounded_values"]
 
 _FREE_TEXT_CHARS = 80
+_MAX_HELD_NUMBERS = 16
 _NUMBER = regex.compile(rf"{NUMBER.pattern}|\.\d+")
 _WORD = regex.compile(r"[^\W\d_]{3,}")
 _CJK = regex.compile(f"[{HAN}]+")
@@ -91,6 +94,7 @@ def _written(value: Any) -> str:
 def _numbers(text: str) -> set[float]:
     found = {v for m in _NUMBER.findall(text) if (v := digits_value(m)) is not None}
     found.update(EN_NUMBER_WORDS[w] for w in en_number_words(text))
+    found.update(scaled_numbers(text))
     found.update(v for w, v in _MULTIPLES.items() if regex.search(rf"\b{w}\b", text.lower()))
     found.update(zh_value(m) for m in ZH_NUMERAL.findall(text))
     return found
@@ -205,6 +209,31 @@ def ungrounded_values(args: Any, schema: Mapping[str, Any] | None, texts: Iterab
         if not ok:
             missing.append(_written(value))
     return tuple(dict.fromkeys(missing))
+
+
+def grounded_numbers(schema: Mapping[str, Any] | None, texts: Iterable[str]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """(argument, the numbers ``texts`` write that it could take) for each required number argument of
+    ``schema``, integers only for an ``integer``; an argument is left out when the texts write none of its
+    type, or so many that holding it would hold nothing (a result full of figures).
+
+    Why: a call held to a tool (``checks.hold``) after a correction still lets a small model copy the demo
+    call's numbers (``allele_frequency: 2.5`` for "the frequency ... is 0.7") or merge two of the question's
+    (``510`` for "5,10 and 15"); the values a request means are among the numbers it writes."""
+    props = (schema or {}).get("properties")
+    if not isinstance(props, Mapping):
+        return ()
+    numbers = sorted(n for n in _Grounds(texts).numbers if math.isfinite(n))
+    held = []
+    for name in (schema or {}).get("required") or ():
+        prop = props.get(name)
+        kind = kind_of(prop)
+        if kind not in ("number", "integer") or "enum" in prop or "const" in prop:
+            continue
+        fits = tuple(dict.fromkeys(int(n) if n == int(n) else n for n in numbers
+                                   if kind == "number" or n == int(n)))
+        if fits and len(fits) <= _MAX_HELD_NUMBERS:
+            held.append((str(name), fits))
+    return tuple(held)
 
 
 def grounding_nudge(tool: str, missing: tuple[str, ...], lang: str) -> Nudge:

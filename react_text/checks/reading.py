@@ -80,6 +80,10 @@ class Situation:
     example_tools: frozenset[str] = frozenset()
     """Tools the shown episodes call that the run does not offer (``declines.reached_for``)."""
     schemas: Mapping[str, Any] = field(default_factory=dict)
+    defaults_checked: bool = False
+    """The shim's gate: ``ungrounded`` reads a call without its schema, so an enum member or a default the
+    request never names counts as made up too (its demo call shows them, and a model that fits no tool copies
+    them). Measured: reading the schema there lost 1 of 67 fresh BFCL items and gained none."""
     secret_fields: frozenset[str] = SECRET_FIELDS
     pick: tuple[str, str] | None = None
     """The tool the question's words clearly name and its description, while the first move is still to come."""

@@ -25,7 +25,7 @@ from ..tools.calculator import calculate
 from .answers import ANSWER_CHECKS
 from .arithmetic import arithmetic_slip
 from .declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
-from .grounding import check_call, check_choice, choice_lead
+from .grounding import check_call, check_choice, choice_lead, grounded_numbers
 from ..lexicon.messages import message
 from .reading import Nudge, Reading, Situation
 from .registry import CheckName, Stage, in_order
@@ -96,15 +96,25 @@ def _tool_choice(reading: Reading, s: Situation) -> Nudge | None:
 
 
 def _ungrounded(reading: Reading, s: Situation) -> Nudge | None:
-    """A call whose values come from nowhere (``grounding``)."""
+    """A call whose values come from nowhere (``grounding``). When another call of the same tool in the turn
+    passes only grounded values ("5,10 and 15" written as 510 and 15), the tool evidently fits and the
+    correction is about a value: the retry is held to calls of it, their required numbers to those the
+    conversation writes (``ungrounded_hold``). Told it may answer instead, a small model answers from its own head."""
     if _exempt(reading, s):
         return None
-    for name, args in reading.calls:
-        found = check_call(name, args, s.schemas.get(name), s.grounds, s.example_arguments, lang=s.lang,
-                           secret_fields=s.secret_fields)
-        if found is not None:
-            return found
+    found = [(name, _check_call(name, args, s)) for name, args in reading.calls]
+    for name, nudge in found:
+        if nudge is None:
+            continue
+        if "ungrounded_hold" in s.checks and "held_call" in s.checks and (name, None) in found:
+            return replace(nudge, hold=name, hold_values=grounded_numbers(s.schemas.get(name), s.grounds))
+        return nudge
     return None
+
+
+def _check_call(name: str, args: object, s: Situation) -> Nudge | None:
+    schema = None if s.defaults_checked else s.schemas.get(name)
+    return check_call(name, args, schema, s.grounds, s.example_arguments, lang=s.lang, secret_fields=s.secret_fields)
 
 
 def _unfit(reading: Reading, s: Situation) -> Nudge | None:

@@ -233,6 +233,8 @@ def _situation(template: Any, conversation: Conversation, offered: Sequence[Any]
         checks=checks - ONE_TURN,
         grounds=(conversation.instructions, conversation.question, *results),
         example_arguments=episode_arguments(shown),
+        schemas={t.name: t.parameters for t in offered},
+        defaults_checked=True,
         pick=_pick(offered, conversation) if auto else None,
         unfit=auto and not conversation.turns and fits_nothing(offered, conversation.question),
         choice_covers_answers=True,
@@ -371,8 +373,10 @@ class _Attempts:
             return verdict
         self.nudged.add(nudge.code)
         self.lead = nudge.lead  # the model writes the rest: a call, or an answer
+        # A decline is written as a call of a tool nobody offered, whose name may spell the held one: with
+        # the values held too, that way round them is closed (``ungrounded_hold``).
         self.held = held_grammar(nudge.hold, list(r.by_name.values()), r.template.dialect, self.backend,
-                                 declines=True, calls=r.calls, values=nudge.hold_values)
+                                 declines=not nudge.hold_values, calls=r.calls, values=nudge.hold_values)
         return Verdict(problem=nudge.message, code=f"guard:{nudge.code}")
 
     def _ask_answer(self, prefix: str, said: str) -> str | None:

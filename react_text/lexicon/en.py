@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-__all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "STOPWORDS",
-           "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS", "FLAG_WORDS", "NEGATIONS", "PERCENT_WORDS",
+__all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "SCALE_WORDS",
+           "STOPWORDS", "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS", "FLAG_WORDS", "NEGATIONS", "PERCENT_WORDS",
            "FRACTION_WORDS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+SCALE_WORDS: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+"""Words that multiply the number written before them ("1.267 billion")."""
 NUMBER_WORDS: dict[str, float] = (
     {w: float(i) for i, w in enumerate(_UNITS)}
     | {w: float(10 * i) for i, w in enumerate(_TENS, 2)}
-    | {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "dozen": 12.0}
+    | {"hundred": 100.0, "dozen": 12.0} | SCALE_WORDS
 )
 """Number words and their values ("seventy-two" is read as its two words)."""
 

@@ -12,7 +12,7 @@ import regex
 from . import en, zh
 
 __all__ = ["EN_NUMBER_WORDS", "NUMBER", "ZH_NUMERAL", "digits_value", "en_number_words", "number_value", "numbers_at",
-           "percentages", "written_number", "zh_value"]
+           "percentages", "scaled_numbers", "written_number", "zh_value"]
 
 NUMBER = regex.compile(r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)")
 """A number as written in digits: thousands commas, decimals ("48,213", "2.40"). A comma not followed by
@@ -25,6 +25,9 @@ ZH_NUMERAL = regex.compile(f"[{''.join(_ZH_DIGITS)}{''.join(_ZH_UNITS)}]+")
 _PERCENT = regex.compile(
     rf"(?<![\d.,])({NUMBER.pattern})\s*(?:[%％]|(?:{'|'.join(en.PERCENT_WORDS)})\b)"
     rf"|{zh.PERCENT}({NUMBER.pattern}|{ZH_NUMERAL.pattern})", regex.IGNORECASE)
+_ZH_SCALES = {unit: zh.NUMBER_UNITS[unit] for unit in "万亿"}
+_SCALED = regex.compile(
+    rf"(?<![\d.,])({NUMBER.pattern})\s*(?:({'|'.join(en.SCALE_WORDS)})\b|([{''.join(_ZH_SCALES)}]))", regex.IGNORECASE)
 _EN_WORD = regex.compile(rf"\b(?:{'|'.join(sorted(EN_NUMBER_WORDS, key=len, reverse=True))})\b", regex.IGNORECASE)
 _NUMBER_OR_WORD = regex.compile(rf"\d|{ZH_NUMERAL.pattern}|{_EN_WORD.pattern}", regex.IGNORECASE)
 
@@ -88,3 +91,15 @@ def numbers_at(text: str) -> list[tuple[int, int, float]]:
     """Each number ``text`` writes in digits: where it starts and ends, and its value (``digits_value``); for the
     checks that read which words stand beside a value."""
     return [(m.start(), m.end(), value) for m in NUMBER.finditer(text) if (value := digits_value(m[0])) is not None]
+
+
+def scaled_numbers(text: str) -> list[float]:
+    """The values of the numbers ``text`` writes in digits with a scale word after them, in order: "1.267 billion"
+    is 1,267,000,000, "50 million" 50,000,000, "3.5万" 35,000. A call passes such a value whole."""
+    found = []
+    for m in _SCALED.finditer(text):
+        value = digits_value(m[1])
+        scale = en.SCALE_WORDS[m[2].casefold()] if m[2] else _ZH_SCALES[m[3]]
+        if value is not None:
+            found.append(round(value * scale, 6))
+    return found
