@@ -216,9 +216,9 @@ def grounded_numbers(schema: Mapping[str, Any] | None, texts: Iterable[str]) -> 
     ``schema``, integers only for an ``integer``; an argument is left out when the texts write none of its
     type, or so many that holding it would hold nothing (a result full of figures).
 
-    Why: a call held to a tool (``checks.hold``) after a correction still lets a small model copy the demo
-    call's numbers (``allele_frequency: 2.5`` for "the frequency ... is 0.7") or merge two of the question's
-    (``510`` for "5,10 and 15"); the values a request means are among the numbers it writes."""
+    Why: asked again for a call it wrote with a number from nowhere (``ungrounded_hold``), a small model writes
+    the same slip again (``510`` for "5,10 and 15") or the demo call's number; the values a request means are
+    among the numbers it writes."""
     props = (schema or {}).get("properties")
     if not isinstance(props, Mapping):
         return ()
