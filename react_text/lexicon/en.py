@@ -83,9 +83,9 @@ FRACTION_WORDS: tuple[str, ...] = ("decimal", "fraction", "proportion")
 """Words by which a parameter's description says it takes a share as a fraction ("as a decimal": 0.05)."""
 
 LIST_JOINERS: tuple[str, ...] = ("and", "or", "as well as", "&")
-"""Words that join the items of one list ("Oslo and Bergen"), beside the comma (``checks.crossed``)."""
+"""Words that join the items of one list ("Oslo and Bergen"), beside the comma (``checks.request_lists``)."""
 RESPECTIVE_WORDS: tuple[str, ...] = ("respectively",)
-"""Words that pair two lists off item by item rather than asking for every combination (``checks.crossed``)."""
+"""Words that pair two lists off item by item rather than asking for every combination (``checks.request_lists``)."""
 
 NAME_JOINERS = frozenset("of de la le du da di del von van der".split())
 """Lower-case words that join the capitalised parts of one name ("Treaty of Paris", "Ludwig van Beethoven")."""

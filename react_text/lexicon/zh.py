@@ -18,9 +18,9 @@ NEGATION_CHARS = "不没无别勿非未免"
 PERCENT = "百分之"
 """What writes a number after it as a percentage ("百分之5", "百分之五")."""
 LIST_JOINERS = "和与及或跟、"
-"""Characters that join the items of one list ("北京和上海"), beside the comma (``checks.crossed``)."""
+"""Characters that join the items of one list ("北京和上海"), beside the comma (``checks.request_lists``)."""
 RESPECTIVE_WORDS: tuple[str, ...] = ("分别对应", "依次")
-"""Words that pair two lists off item by item (``checks.crossed``); a bare 分别 also means "each", so it is not
+"""Words that pair two lists off item by item (``checks.request_lists``); a bare 分别 also means "each", so it is not
 one."""
 MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
 """The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
