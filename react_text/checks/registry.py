@@ -44,7 +44,7 @@ CheckName = Literal[
     "no_observation", "in_question", "unused_number", "off_quote", "echo", "rounding",
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-    "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed",
+    "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -124,7 +124,13 @@ CHECKS: tuple[Check, ...] = (
                                     "request grounds are kept (the shim; a chat template with tools, a grammar)"),
     Check("crossed", ("call",), "a tool called several times whose varying arguments each take their values from "
                                 "one list the request writes (\"Oslo and Bergen in 2019 and 2021\") is called with "
-                                "every combination, unless the request says \"respectively\" (the shim; last)"),
+                                "every combination, unless the request says \"respectively\" (the shim)"),
+    Check("list_rest", ("call",), "a list the request writes for one argument that takes one value (\"the factorial "
+                                  "of 5, 10 and 15\"), whose items the calls pass only some of, gets a call for "
+                                  "each item (the shim, after crossed)"),
+    Check("unit_groups", ("call",), "a further group of numbers the request writes in the units of a call's, in "
+                                    "the same order, that no call passes (\"50 m/s over 600 m, and 400 m/s over "
+                                    "1000 m\"), gets a call of its own (the shim; last)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )

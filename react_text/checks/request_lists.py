@@ -14,12 +14,12 @@ from typing import Any, Mapping, Sequence
 import regex
 
 from ..lexicon.cjk import CJK
-from ..lexicon.en import LIST_JOINERS as EN_JOINERS, RESPECTIVE_WORDS as EN_RESPECTIVE
+from ..lexicon.en import LIST_JOINERS as EN_JOINERS, RANGE_WORDS as EN_RANGE, RESPECTIVE_WORDS as EN_RESPECTIVE
 from ..lexicon.numbers import numbers_at
-from ..lexicon.zh import LIST_JOINERS as ZH_JOINERS, RESPECTIVE_WORDS as ZH_RESPECTIVE
+from ..lexicon.zh import LIST_JOINERS as ZH_JOINERS, RANGE_WORDS as ZH_RANGE, RESPECTIVE_WORDS as ZH_RESPECTIVE
 from .request_values import kind_of, read_request
 
-__all__ = ["RequestList", "Span", "listed", "prop_of", "respective", "same_value"]
+__all__ = ["RequestList", "Span", "listed", "prop_of", "ranged", "respective", "same_value", "written_as_list"]
 
 Span = tuple[int, int]
 
@@ -30,6 +30,15 @@ _GAP = regex.compile(rf"[\s{_QUOTES}]*(?:[,，{ZH_JOINERS}]|(?:,\s*)?(?<![\p{{L}
 """What may stand between two items of one list: a comma or a joining word, spaces and quotes around it."""
 _RESPECTIVE = regex.compile("|".join([rf"\b{regex.escape(w)}\b" for w in EN_RESPECTIVE]
                                      + [regex.escape(w) for w in ZH_RESPECTIVE]), regex.IGNORECASE)
+
+_WORD_GAP = regex.compile(rf"(?<![\p{{L}}])(?:{_JOINER})(?![\p{{L}}])|[{ZH_JOINERS}]", regex.IGNORECASE)
+"""A joining word in a gap between items (a comma alone also sets a place off: "the Tate Modern, London")."""
+_COMMA = regex.compile("[,，]")
+_RANGE_BEFORE = regex.compile(rf"(?<![\p{{L}}])(?:{'|'.join(map(regex.escape, EN_RANGE))})[\s{_QUOTES}$€£¥]*$",
+                              regex.IGNORECASE)
+"""A range word just before a list's first item ("between 1 and 1000")."""
+_RANGE_AFTER = regex.compile(rf"\P{{P}}{{0,3}}?(?:{'|'.join(map(regex.escape, ZH_RANGE))})")
+"""A range word just after a list's last item, a unit between ("1和1000米之间")."""
 
 _UNIT_GAP = regex.compile(r"(\s*\p{L}{1,12}?)" + _GAP.pattern, regex.IGNORECASE)
 """A unit after a list's item (a word of its own, or a character straight after it), then a joiner."""
@@ -50,6 +59,20 @@ class RequestList:
         return self.spans[0][0]
 
 
+def written_as_list(found: RequestList, request: str) -> bool:
+    """Whether the request writes the items as a list: a joining word ("and", 和, 、) between two of them, not
+    commas alone, and no comma before it when there are only two (", and" there joins two clauses)."""
+    gaps = [request[a[1]:b[0]] for a, b in zip(found.spans, found.spans[1:])]
+    return any(_WORD_GAP.search(gap) for gap in gaps) and (len(gaps) > 1 or not _COMMA.search(gaps[0]))
+
+
+def ranged(found: RequestList, request: str) -> bool:
+    """Whether the request writes the list as a range's two ends ("between 1 and 1000", "在1和1000之间")."""
+    start, end = found.start, found.spans[-1][1]
+    return (_RANGE_BEFORE.search(request, max(start - 16, 0), start) is not None
+            or _RANGE_AFTER.match(request, end, end + 8) is not None)
+
+
 def respective(request: str) -> bool:
     """Whether the request says its lists pair off item by item ("respectively", 依次)."""
     return _RESPECTIVE.search(request) is not None
@@ -68,8 +91,9 @@ def listed(values: Sequence[Any], used: Sequence[Any], request: str, prop: Any, 
     kind = kind_of(values[0], read_request(request))
     others = [pair for pair in _candidates(kind, request, prop) if all(not same_value(pair[1], u) for u in used)] \
         if kind is not None else []
-    ending = {span[1]: (span, value) for span, value in others}
-    starting = {span[0]: (span, value) for span, value in others}
+    longest = sorted(others, key=lambda pair: pair[0][1] - pair[0][0])  # a name over the words in it ("Buenos Aires")
+    ending = {span[1]: (span, value) for span, value in longest}
+    starting = {span[0]: (span, value) for span, value in longest}
     while len(chain) <= limit:  # each step looks only as far as a joiner reaches: linear in the request
         start, end = chain[0][0][0], chain[-1][0][1]
         before = next((ending.pop(at) for at in range(start - 1, max(start - _REACH, -1), -1)

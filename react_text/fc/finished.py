@@ -4,7 +4,8 @@ Why one place: each step reads the calls every step before it settled. First the
 call's made-up values are left out (``demo_copy``, under ``tool_choice`` "auto" only: a call the client forced is
 one it asked for); then the fills that read the request (``checks.stated``: options, flags, lists, swapped
 numbers, percentages); then the optional arguments the model writes in its own tool format (``own_options``,
-one model call per call); last the product of the lists the request writes (``crossed``).
+one model call per call); then the product of the lists the request writes (``crossed``); last the calls the
+request's lists and groups of numbers ask for beyond the model's (``list_rest``, ``unit_groups``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any, Container, Mapping, Protocol, Sequence
 from ..backends.base import Backend
 from ..checks.crossed import crossed
 from ..checks.demo_copies import without_copies
+from ..checks.list_rest import list_rest
 from ..checks.reading import Situation
 from ..checks.stated import stated_values
+from ..checks.unit_groups import unit_groups
 from .own_options import own_options
 from .request import ToolChoice
 from .verdict import Verdict
@@ -69,7 +72,8 @@ def settle(verdict: Verdict, turn: Turn, messages: Sequence[Any], backend: Backe
         options, added, usage = own_options(calls, turn.by_name, messages, backend, situation.grounds, max_tokens)
         merged, calls = len(calls) - len(options), options
         acted += ["own_options"] * added
-    if "crossed" in checks and (product := crossed(calls, schemas, situation.question)) != calls:
-        calls = product
-        acted.append("crossed")
+    for name, fill in (("crossed", crossed), ("list_rest", list_rest), ("unit_groups", unit_groups)):
+        if name in checks and (filled_calls := fill(calls, schemas, situation.question)) != calls:
+            calls = filled_calls
+            acted.append(name)
     return Settled(replace(verdict, calls=calls), tuple(acted), merged, usage)

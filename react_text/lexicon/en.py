@@ -86,6 +86,8 @@ LIST_JOINERS: tuple[str, ...] = ("and", "or", "as well as", "&")
 """Words that join the items of one list ("Oslo and Bergen"), beside the comma (``checks.request_lists``)."""
 RESPECTIVE_WORDS: tuple[str, ...] = ("respectively",)
 """Words that pair two lists off item by item rather than asking for every combination (``checks.request_lists``)."""
+RANGE_WORDS: tuple[str, ...] = ("between",)
+"""Words before two values joined like a list ("between 1 and 1000") that make them a range's ends, not a list."""
 
 NAME_JOINERS = frozenset("of de la le du da di del von van der".split())
 """Lower-case words that join the capitalised parts of one name ("Treaty of Paris", "Ludwig van Beethoven")."""

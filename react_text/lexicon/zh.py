@@ -22,6 +22,8 @@ LIST_JOINERS = "和与及或跟、"
 RESPECTIVE_WORDS: tuple[str, ...] = ("分别对应", "依次")
 """Words that pair two lists off item by item (``checks.request_lists``); a bare 分别 also means "each", so it is not
 one."""
+RANGE_WORDS: tuple[str, ...] = ("之间",)
+"""Words after two values joined like a list ("在1和1000之间") that make them a range's ends, not a list."""
 MEASURE_WORDS = "名个位座条本辆种次家所只头台件张支艘棵"
 """The measure words that follow 多少/几 in a question that counts ("多少名", "几座")."""
 COUNT = f"(?:多少|几)[{MEASURE_WORDS}人]"
