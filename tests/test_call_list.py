@@ -43,7 +43,8 @@ def test_a_closed_list_keeps_the_one_call_and_a_line_written_again_ends_the_list
     assert _calls(out) == [("get_weather", {"city": "Paris"})] and "more_calls" not in out
     again = '    get_weather(city="Paris"),\n    get_weather(city="Oslo"),\n]'
     backend = ScriptedBackend([WEATHER_TURN, again], supports_grammar=True)
-    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=ON)
+    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend,
+                     checks=ON + ",-list_rest")  # list_rest would call Oslo from the request's list
     assert _calls(out) == [("get_weather", {"city": "Paris"})]
 
 
@@ -115,7 +116,7 @@ def test_a_chinese_request_is_asked_in_chinese_and_the_switch_needs_more_calls()
     assert [args["city"] for _, args in _calls(out)] == ["北京", "上海"]
     assert message("zh", "more_calls.list", functions="", question="")[:6] in backend.calls[1].prompt
     backend = ScriptedBackend([WEATHER_TURN, LISTED], supports_grammar=True)
-    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=ON + ",-more_calls")
+    out = tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, checks=ON + ",-more_calls,-list_rest")
     assert _calls(out) == [("get_weather", {"city": "Paris"})] and backend.remaining == 1
 
 

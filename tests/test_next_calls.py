@@ -55,7 +55,8 @@ def test_a_call_written_again_or_an_unusable_step_ends_the_turn_with_the_calls_b
     assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=again)) == ["Paris", "Oslo"]
     assert again.remaining == 1
     bad = ScriptedBackend([WEATHER_TURN, ' x\nAction: get_weather\nAction Input: {}'], supports_grammar=True)
-    assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=bad)) == ["Paris"]
+    assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=bad,
+                              checks="-list_rest")) == ["Paris"]  # list_rest would call Oslo from the list
 
 
 def test_a_turn_holds_at_most_the_parallel_limit_and_a_declined_turn_is_never_followed() -> None:
@@ -72,7 +73,9 @@ def test_a_turn_holds_at_most_the_parallel_limit_and_a_declined_turn_is_never_fo
 def test_the_switch_and_what_it_needs_a_grammar_several_calls_and_a_call() -> None:
     """Off with ``checks=-more_calls``, with ``parallel_tool_calls=False``, without a grammar; a forced call
     (required, named) may still end after its calls."""
-    for options in ({"checks": "-more_calls"}, {"parallel_tool_calls": False}, {"constrain": False}):
+    # list_rest off where it would call Oslo from the request's list after the turn's one call
+    for options in ({"checks": "-more_calls,-list_rest"}, {"parallel_tool_calls": False},
+                    {"constrain": False, "checks": "-list_rest"}):
         backend = ScriptedBackend([WEATHER_TURN, OSLO], supports_grammar=True)
         assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=backend, **options)) == ["Paris"]
         assert backend.remaining == 1, options
@@ -99,7 +102,8 @@ def test_a_call_written_again_is_asked_once_more_held_to_the_request_values_no_c
     assert not grammar_matches(held.grammar, WEATHER_TURN) and grammar_matches(held.grammar, " Money." + MONEY)
     assert last.grammar == repeat.grammar
     off = ScriptedBackend([WEATHER_TURN, WEATHER_TURN, OSLO], supports_grammar=True)
-    assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=off)) == ["Paris"]  # off by default
+    assert _cities(tool_calls(_user("Weather in Paris and Oslo?"), TOOLS, backend=off,
+                              checks="-list_rest")) == ["Paris"]  # off by default
     assert off.remaining == 1
 
 
