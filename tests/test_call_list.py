@@ -155,6 +155,25 @@ def test_a_listed_call_of_a_tool_the_request_names_anew_stands_with_the_same_val
     assert [name for name, _ in _calls(out)] == ["sculpture_price.get"] and out["step_checks"] == ["new_value"]
 
 
+def test_a_word_that_names_an_argument_passed_does_not_ask_for_another_tool() -> None:
+    """"an initial speed of 20 m/s" names the ``initial_speed`` both tools take, not ``final_speed``: the listed
+    call of it passes only values already passed, so ``new_value`` ends the list there."""
+    params = {"type": "object", "required": ["initial_speed", "time"], "properties": {
+        "initial_speed": {"type": "integer"}, "time": {"type": "integer"}}}
+    tools = [{"type": "function", "function": {"name": name, "description": f"The {name}.", "parameters": params}}
+             for name in ("displacement", "final_speed")]
+    turn = ' The displacement.\nAction: displacement\nAction Input: {"initial_speed": 20, "time": 5}'
+    listed = '    final_speed(initial_speed=20, time=5),\n]'
+
+    def names(asked: str) -> list[str]:
+        out = tool_calls(_user(asked), tools, backend=ScriptedBackend([turn, listed], supports_grammar=True),
+                         checks=ON)
+        return [name for name, _ in _calls(out)]
+
+    assert names("The displacement of a car at an initial speed of 20 m/s after 5 s?") == ["displacement"]
+    assert names("The displacement and the final speed of a car at 20 m/s after 5 s?") == [
+        "displacement", "final_speed"]
+
 
 class _Odds(ScriptedBackend):
     """A scripted model that also reports next-token odds: ``closing(text)`` says how much weight it gives ``]``."""

@@ -108,11 +108,14 @@ def _asked_anew(call: tuple[str, dict], called: Sequence[str], question: str) ->
     """Whether the request asks for the call's tool by a word of its name that no called tool's name has, and
     gives every value it passes: "the sales growth of XYZ over 3 years, and the interest coverage ratio too"
     passes the same values to ``financial_ratios.interest_coverage`` after ``sales_growth.calculate``, and
-    that call is no variation. A call with a value of the model's own ("Chess Club") is not asked for."""
+    that call is no variation. A call with a value of the model's own ("Chess Club") is not asked for, nor a
+    tool by a word that also names one of the arguments passed to it: "the displacement of a car at an initial
+    speed of 20 m/s" names the ``initial_speed`` the call passes, not ``calculate_final_speed`` (of BFCL's right
+    call lists, this changes none that the rule lets through)."""
     name, args = call
     if name in called or not all_from_request(args, question):
         return False
-    before = {term for other in called for term in tool_terms(other)} | _VERB_TERMS
+    before = {term for other in (*called, *args) for term in tool_terms(other)} | _VERB_TERMS
     return bool((set(tool_terms(name)) - before) & set(tool_terms(question)))
 
 
