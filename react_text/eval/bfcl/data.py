@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from ..records import load_results
 
 BFCL_VERSION = "2026.3.23"
@@ -140,9 +140,11 @@ def _read_lines(path: Path) -> list[Any]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def recorded(paths: Sequence[str | Path]) -> tuple[dict[str, dict], dict[str, BfclItem]]:
-    """The BFCL records of compare results files (a later file's record of a task replaces an earlier one's),
-    and each recorded task's item: what the scripts that re-read a run's replies offline start from."""
-    records = {r["task_id"]: r for path in paths for r in load_results(Path(path))}
+def recorded(paths: Sequence[str | Path], keep: Callable[[dict], bool] | None = None,
+             ) -> tuple[dict[str, dict], dict[str, BfclItem]]:
+    """The BFCL records of compare results files that ``keep`` accepts (a later file's record of a task replaces
+    an earlier one's), and each recorded task's item: what the scripts that re-read a run's replies offline start
+    from."""
+    records = {r["task_id"]: r for path in paths for r in load_results(Path(path)) if keep is None or keep(r)}
     items = {it.id: it for it in load_items(sorted({t.rsplit("_", 1)[0] for t in records})) if it.id in records}
     return records, items

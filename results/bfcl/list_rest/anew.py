@@ -12,7 +12,7 @@ import json
 
 from react_text.checks.request_values import adds_nothing, all_from_request
 from react_text.eval.bfcl.checker import Call, check
-from react_text.eval.bfcl.data import load_items
+from react_text.eval.bfcl.data import load_items, recorded
 from react_text.fc.call_list import _VERB_TERMS
 from react_text.prompting.retrieval import tool_terms
 
@@ -31,19 +31,10 @@ def question(it):
     return " ".join(str(m.get("content")) for m in it.messages if m.get("role") == "user")
 
 
-latest = {}
-for f in sorted(glob.glob("/work/runs/**/results.jsonl", recursive=True)
-                + glob.glob("/work/main/results/bfcl/**/results.jsonl", recursive=True)):
-    if "/s11/first10b" in f:
-        continue
-    for line in open(f):
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if r.get("bfcl") and r.get("template") == "classic" and r.get("constrain"):
-            latest[r["task_id"]] = r
-items = {it.id: it for it in load_items(tuple(sorted({r["category"] for r in latest.values()})))}
+paths = [f for f in sorted(glob.glob("/work/runs/**/results.jsonl", recursive=True)
+                          + glob.glob("/work/main/results/bfcl/**/results.jsonl", recursive=True))
+         if not any(later in f for later in ("own_items", "/s11/first10b", "/s12/"))]
+latest, items = recorded(paths, lambda r: r.get("bfcl") and r.get("template") == "classic" and r.get("constrain"))
 c = collections.Counter()
 for tid, r in sorted(latest.items()):
     it = items.get(tid)

@@ -10,22 +10,13 @@ import json
 from react_text.checks.list_rest import list_rest
 from react_text.checks.unit_groups import unit_groups
 from react_text.eval.bfcl.checker import Call, check
-from react_text.eval.bfcl.data import load_items
+from react_text.eval.bfcl.data import recorded
 from react_text.eval.bfcl.decode import openai_tools
 
-latest = {}
-for f in sorted(glob.glob("/work/runs/**/results.jsonl", recursive=True)
-                + glob.glob("/work/main/results/bfcl/**/results.jsonl", recursive=True)):
-    if "list_rest" in f or "/s11/" in f:
-        continue
-    for line in open(f):
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if r.get("bfcl") and r.get("template") == "classic" and r.get("constrain"):
-            latest[r["task_id"]] = r
-items = {it.id: it for it in load_items(tuple(sorted({r["category"] for r in latest.values()})))}
+paths = [f for f in sorted(glob.glob("/work/runs/**/results.jsonl", recursive=True)
+                          + glob.glob("/work/main/results/bfcl/**/results.jsonl", recursive=True))
+         if not any(later in f for later in ("list_rest", "own_items", "/s11/", "/s12/"))]
+latest, items = recorded(paths, lambda r: r.get("bfcl") and r.get("template") == "classic" and r.get("constrain"))
 c = collections.Counter()
 for tid, r in sorted(latest.items()):
     it = items.get(tid)
