@@ -18,7 +18,7 @@ from react_text.types import FormatError, Step
 ROOT = Path(__file__).resolve().parent.parent
 HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "held_call", "other_values", "kept_values",
           "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
-          "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups", "swapped",
+          "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups", "own_items", "swapped",
           "demo_copy", "ungrounded_hold"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
@@ -44,7 +44,7 @@ def test_the_hosts_call_no_check_but_review() -> None:
                "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS",
                "held_grammar", "held_schema", "held_values", "invented", "adds_nothing", "ungrounded_values",
                "in_request_order", "all_from_request", "stated_values", "crossed", "list_rest", "unit_groups",
-               "without_copies",
+               "own_items", "without_copies",
                "Calls"}
     used = set()
     for package in ("agent", "fc"):

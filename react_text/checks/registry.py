@@ -27,7 +27,8 @@ built on, 4 gained and none lost (``results/bfcl/own_options/``). ``list_end`` (
 next-token odds) is off: on the tuning items it gained 3 and lost none, but on 155 reported and fresh items it
 gained 1 and lost 1 (``results/bfcl/list_end/``). ``ungrounded_hold`` is on: on 80 fresh BFCL items it
 acted on 2, 1 gained and none lost; first 10, live and the loop's test split (where it never acts) unchanged
-(``results/bfcl/ungrounded_hold/``).
+(``results/bfcl/ungrounded_hold/``). ``own_items`` (the shim) is on: it changes none of BFCL's right call lists
+and, on the recorded replies, acted on 2 and gained 2 (``results/bfcl/own_items/``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ CheckName = Literal[
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
     "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups",
+    "own_items",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -130,7 +132,10 @@ CHECKS: tuple[Check, ...] = (
                                   "each item (the shim, after crossed)"),
     Check("unit_groups", ("call",), "a further group of numbers the request writes in the units of a call's, in "
                                     "the same order, that no call passes (\"50 m/s over 600 m, and 400 m/s over "
-                                    "1000 m\"), gets a call of its own (the shim; last)"),
+                                    "1000 m\"), gets a call of its own (the shim, after list_rest)"),
+    Check("own_items", ("call",), "calls of a tool that each pass a value of their own, whose list argument's items "
+                                  "the request writes in each call's part (\"on Netflix for 'Friends', and Hulu for "
+                                  "'The Office'\"), each pass their part's items (the shim; last)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )

@@ -19,7 +19,8 @@ from ..lexicon.numbers import numbers_at
 from ..lexicon.zh import LIST_JOINERS as ZH_JOINERS, RANGE_WORDS as ZH_RANGE, RESPECTIVE_WORDS as ZH_RESPECTIVE
 from .request_values import kind_of, read_request
 
-__all__ = ["RequestList", "Span", "listed", "prop_of", "ranged", "respective", "same_value", "written_as_list"]
+__all__ = ["RequestList", "Span", "listed", "prop_of", "ranged", "respective", "same_value", "spans_of",
+           "written_as_list"]
 
 Span = tuple[int, int]
 
@@ -43,6 +44,8 @@ _RANGE_AFTER = regex.compile(rf"\P{{P}}{{0,3}}?(?:{'|'.join(map(regex.escape, ZH
 _UNIT_GAP = regex.compile(r"(\s*\p{L}{1,12}?)" + _GAP.pattern, regex.IGNORECASE)
 """A unit after a list's item (a word of its own, or a character straight after it), then a joiner."""
 _UNSPACED = regex.compile(f"[{CJK}]")
+_NOT_AFTER_WORD = rf"(?<!(?![{CJK}])[\p{{L}}\p{{N}}])"
+_NOT_BEFORE_WORD = rf"(?!(?![{CJK}])[\p{{L}}\p{{N}}])"
 _REACH = 48
 """How far apart two items of one list may stand: a joiner, quotes and a unit between them."""
 
@@ -122,16 +125,21 @@ def _joined(text: str, first: Span, second: Span) -> bool:
 
 def _span(value: Any, text: str) -> Span | None:
     """Where ``text`` first writes ``value``: a number by its value, a string as written (case aside)."""
+    return next(iter(spans_of(value, text)), None)
+
+
+def spans_of(value: Any, text: str) -> list[Span]:
+    """Everywhere ``text`` writes ``value``, in order: a number by its value, a string as written (case aside,
+    its words apart by spaces, ``_`` or ``-``)."""
     if isinstance(value, (int, float)):
-        return next(((start, end) for start, end, n in numbers_at(text) if n == float(value)), None)
-    words = [regex.escape(w) for w in regex.split(r"[\s_-]+", value.strip()) if w]
+        return [(start, end) for start, end, n in numbers_at(text) if n == float(value)]
+    words = [regex.escape(w) for w in regex.split(r"[\s_-]+", str(value).strip()) if w]
     if not words:
-        return None
-    ends = value.strip()
-    before = "" if _UNSPACED.match(ends[0]) else r"(?<![\p{L}\p{N}])"  # Chinese writes no space between words
-    after = "" if _UNSPACED.match(ends[-1]) else r"(?![\p{L}\p{N}])"
-    m = regex.search(before + r"[\s_-]+".join(words) + after, text, regex.IGNORECASE)
-    return (m.start(), m.end()) if m else None
+        return []
+    ends = str(value).strip()
+    before = "" if _UNSPACED.match(ends[0]) else _NOT_AFTER_WORD  # Chinese writes no space between words,
+    after = "" if _UNSPACED.match(ends[-1]) else _NOT_BEFORE_WORD  # nor around a Latin name ("Netflix上")
+    return [m.span() for m in regex.finditer(before + r"[\s_-]+".join(words) + after, text, regex.IGNORECASE)]
 
 
 def _candidates(kind: str, text: str, prop: Any) -> list[tuple[Span, Any]]:

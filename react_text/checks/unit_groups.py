@@ -9,7 +9,7 @@ So when a tool's first call passes 2 numbers or more, each written in the reques
 with those units in that order, becomes one more call of the tool: the first call with those numbers in place
 (whole where the parameter is an integer). A number in the units of the group that does not fit the order starts
 the run again; a number a call passes ends it. At most ``MAX_GROUPS`` such calls for a tool, or none. Pure
-functions over plain data; it runs last in the shim, after ``list_rest``.
+functions over plain data; in the shim it runs after ``list_rest``, before ``own_items``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ call's made-up values are left out (``demo_copy``, under ``tool_choice`` "auto" 
 one it asked for); then the fills that read the request (``checks.stated``: options, flags, lists, swapped
 numbers, percentages); then the optional arguments the model writes in its own tool format (``own_options``,
 one model call per call); then the product of the lists the request writes (``crossed``); last the calls the
-request's lists and groups of numbers ask for beyond the model's (``list_rest``, ``unit_groups``).
+request's lists and groups of numbers ask for beyond the model's (``list_rest``, ``unit_groups``), and each call's
+list items from its own part of the request (``own_items``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..backends.base import Backend
 from ..checks.crossed import crossed
 from ..checks.demo_copies import without_copies
 from ..checks.list_rest import list_rest
+from ..checks.own_items import own_items
 from ..checks.reading import Situation
 from ..checks.stated import stated_values
 from ..checks.unit_groups import unit_groups
@@ -72,7 +74,8 @@ def settle(verdict: Verdict, turn: Turn, messages: Sequence[Any], backend: Backe
         options, added, usage = own_options(calls, turn.by_name, messages, backend, situation.grounds, max_tokens)
         merged, calls = len(calls) - len(options), options
         acted += ["own_options"] * added
-    for name, fill in (("crossed", crossed), ("list_rest", list_rest), ("unit_groups", unit_groups)):
+    fills = (("crossed", crossed), ("list_rest", list_rest), ("unit_groups", unit_groups), ("own_items", own_items))
+    for name, fill in fills:
         if name in checks and (filled_calls := fill(calls, schemas, situation.question)) != calls:
             calls = filled_calls
             acted.append(name)
