@@ -1,20 +1,20 @@
 """Each call of a tool keeps the list items the request writes in its own part (the ``own_items`` check).
 
 Why: asked for the ratings "on Netflix for 'Friends', and Hulu for 'The Office' and 'Stranger Things'", a small
-model passes all three shows to Netflix's call and the last two to Hulu's. The request writes each show once, after
-the service it belongs to: the request is cut into parts, one for each call, and an item written once belongs to
-the call whose part holds it.
+model passes every show to Netflix's call and the Hulu shows to Hulu's as well. The request writes each show once,
+after the service it belongs to: the request is cut into parts, one for each call, and an item written once belongs
+to the call whose part holds it.
 
 So where a tool is called twice or more and each call passes one value of its own (no other call of the tool passes
 it) that the request writes once, the request is cut at those values, each call's part running from its value to the
 next call's. A list argument of those calls is read in those parts when every item any of them passes is written in
 the request, none before the first part, and every part writes an item: each call then passes the items its part
-writes, in the request's order ("Tennis Court" written in two parts goes to both calls). Items written before the
-first part ("a Yamaha guitar and a Kawai piano in San Francisco and Chicago") or a part that writes none ("in Paris and
-New York … amenities like free WiFi") leave the calls as they are, and nothing happens where the request says
-"respectively". It changes none of BFCL's 2,351 right call lists (live among them), and gives back each of the 3
-where it reads the parts when every call is given every item (``results/bfcl/own_items/``). Pure functions over plain data; in the shim it runs
-last, after ``unit_groups``.
+writes, in the request's order ("Tennis Court" written in the parts of both calls goes to both). Items written
+before the first part ("a Yamaha guitar and a Kawai piano in San Francisco and Chicago") or a part that writes none
+("in Paris and New York … amenities like free WiFi") leave the calls as they are, and nothing happens where the
+request says "respectively". It changes none of BFCL's 2,351 right call lists (live among them), and gives back
+each of the 3 where it reads the parts when every call is given every item (``results/bfcl/own_items/``). Pure
+functions over plain data; in the shim it runs last, after ``unit_groups``.
 """
 
 from __future__ import annotations
