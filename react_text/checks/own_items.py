@@ -11,7 +11,7 @@ next call's. A list argument of those calls is read in those parts when every it
 the request, none before the first part, and every part writes an item: each call then passes the items its part
 writes, in the request's order ("Tennis Court" written in the parts of both calls goes to both). Items written
 before the first part ("a Yamaha guitar and a Kawai piano in San Francisco and Chicago") or a part that writes none
-("in Paris and New York … amenities like free WiFi") leave the calls as they are, and nothing happens where the
+("in Paris and Rome … amenities like free WiFi") leave the calls as they are, and nothing happens where the
 request says "respectively". It changes none of BFCL's 2,351 right call lists (live among them), and gives back
 each of the 3 where it reads the parts when every call is given every item (``results/bfcl/own_items/``). Pure
 functions over plain data; in the shim it runs last, after ``unit_groups``.
