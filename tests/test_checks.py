@@ -55,7 +55,7 @@ def test_parse_checks_refuses_unknown_names_and_mixed_specs(spec) -> None:
 
 def test_the_registry_holds_every_name_once_and_describe_reads_back() -> None:
     names = [c.name for c in CHECKS]
-    assert sorted(names) == sorted(get_args(CheckName)) and len(set(names)) == len(names) == 43
+    assert sorted(names) == sorted(get_args(CheckName)) and len(set(names)) == len(names) == 44
     for enabled in (ALL_CHECKS, DEFAULT_CHECKS, NO_CHECKS, ALL_CHECKS - {"rounding"}, DEFAULT_CHECKS - {"facts"},
                     DEFAULT_CHECKS | {"rounding"}, frozenset({"facts", "echo"})):
         assert parse_checks(describe(enabled)) == enabled

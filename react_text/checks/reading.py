@@ -87,6 +87,9 @@ class Situation:
     secret_fields: frozenset[str] = SECRET_FIELDS
     pick: tuple[str, str] | None = None
     """The tool the question's words clearly name and its description, while the first move is still to come."""
+    named: tuple[tuple[str, str], ...] = ()
+    """The tools the question's words name as clearly, best first, when they name two or more and so no one
+    ``pick`` (the shim, while the first move is still to come): a request in several parts."""
     unfit: bool = False
     """The question meets none of the tools, and a first call is still to be questioned (``declines.unfit_nudge``)."""
     call_arguments: tuple[str, ...] = ()

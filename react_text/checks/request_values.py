@@ -27,8 +27,8 @@ from ..lexicon.en import NAME_JOINERS, NEGATIONS
 from ..lexicon.zh import NEGATION_CHARS
 from ..lexicon.numbers import NUMBER, digits_value
 
-__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "in_request_order", "invented",
-           "negates", "read_request", "taken_from"]
+__all__ = ["Kind", "RequestValues", "adds_nothing", "all_from_request", "held_values", "holds_values",
+           "in_request_order", "invented", "negates", "read_request", "taken_from"]
 
 Kind = Literal["number", "quoted", "code", "name"]
 
@@ -66,6 +66,16 @@ def read_request(text: str) -> RequestValues:
     codes = [_word(t[0]) for t in tokens if _CODE.fullmatch(_word(t[0]))]
     return RequestValues(tuple(dict.fromkeys(n for n in numbers if n is not None)), _once(quoted), _once(codes),
                          _once(_names(text, tokens)))
+
+
+def holds_values(text: str) -> bool:
+    """Whether ``text`` writes a value a call could take: a number, a quoted span, a code, or a name within a
+    sentence (the capitalised words that open one, "Should I …", are no value)."""
+    values = read_request(text)
+    return bool(values.numbers or values.quoted or values.codes) or any(
+        not _OPENS_CLAUSE.search(text[:m.start()])
+        for name in values.names if len(name) > 1
+        for m in regex.finditer(rf"(?<![\p{{L}}\p{{N}}]){regex.escape(name)}(?![\p{{L}}\p{{N}}])", text))
 
 
 def negates(request: str) -> bool:

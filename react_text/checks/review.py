@@ -28,6 +28,7 @@ from .declines import no_fit_lead, no_fit_nudge, reached_for, unfit_nudge
 from .grounding import check_call, check_choice, choice_lead, grounded_numbers
 from ..lexicon.messages import message
 from .reading import Nudge, Reading, Situation
+from .request_values import holds_values
 from .registry import CheckName, Stage, in_order
 
 __all__ = ["ONE_TURN", "check_answer", "review"]
@@ -95,6 +96,20 @@ def _tool_choice(reading: Reading, s: Situation) -> Nudge | None:
     return replace(found, lead=choice_lead(s.pick[0], s.lang), hold=s.pick[0] if "held_call" in s.checks else "")
 
 
+def _several_named(reading: Reading, s: Situation) -> Nudge | None:
+    """A first answer, no tool called, where the question names several tools alike (``Situation.named``): the
+    correction ``tool_choice`` gives, for the first of them. Measured on BFCL's recorded replies: every answer with
+    no call to a several-part request came where two tools or more were named so, and no answer to a request that
+    no tool fits did. A request that writes no value a call could take asks for the model's own judgement."""
+    if reading.calls or s.pick is not None or len(s.named) < 2 or "no_observation" in s.nudged:
+        return None
+    if not holds_values(s.question):  # "Should I convert money or check the weather first?" asks for advice
+        return None
+    found, tool = check_choice(s.named[0], (), s.lang), s.named[0][0]
+    return None if found is None else replace(found, code="several_named", lead=choice_lead(tool, s.lang),
+                                              hold=tool if "held_call" in s.checks else "")
+
+
 def _ungrounded(reading: Reading, s: Situation) -> Nudge | None:
     """A call whose values come from nowhere (``grounding``). When another call of the same tool in the turn
     passes only grounded values ("5,10 and 15" written as 510 and 15), the tool evidently fits and the
@@ -142,7 +157,8 @@ def _answer_check(check: Callable[[str, Situation, bool], Nudge | None]) -> Call
 _CHECKS: dict[Stage, dict[CheckName, Callable[[Reading, Situation], Nudge | None]]] = {
     "turn": {"no_fit": _reached_elsewhere},
     "call": {"arithmetic": _arithmetic, "tool_choice": _tool_choice, "ungrounded": _ungrounded, "no_fit": _unfit},
-    "answer": {"arithmetic": _arithmetic, **{name: _answer_check(check) for name, check in ANSWER_CHECKS.items()}},
+    "answer": {"arithmetic": _arithmetic, **{name: _answer_check(check) for name, check in ANSWER_CHECKS.items()},
+               "several_named": _several_named},
     "result": {},
 }
 """Each stage's checks by name; the order is the registry's (``in_order``)."""

@@ -31,7 +31,7 @@ from ..backends.base import Backend, complete_streaming
 from ..backends.build import supports_grammar
 from ..prompting.episodes import episode_arguments, episode_tools, episode_values, prompt_language
 from ..prompting.opening import first_prompt, parse_turn
-from ..prompting.retrieval import clear_pick, fits_nothing
+from ..prompting.retrieval import clear_pick, fits_nothing, named_tools
 from ..prompting.templates import as_template
 from ..checks.declines import reaches_elsewhere
 from ..checks import CheckName, CheckSpec, in_order, parse_checks
@@ -203,7 +203,18 @@ def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str]
     """The tool the question's words clearly name (``retrieval.clear_pick``), with its description; none
     once the conversation holds a tool result (the choice is then the model's)."""
     name = None if conversation.turns else clear_pick(offered, conversation.question)
-    return None if name is None else (name, next(t.description or "" for t in offered if t.name == name))
+    return None if name is None else _described(offered, name)
+
+
+def _named(offered: Sequence[Any], conversation: Conversation) -> tuple[tuple[str, str], ...]:
+    """The tools the question's words name alike (``retrieval.named_tools``), with their descriptions, while no
+    tool result is in the conversation."""
+    names = () if conversation.turns else named_tools(offered, conversation.question)
+    return tuple(_described(offered, name) for name in names)
+
+
+def _described(offered: Sequence[Any], name: str) -> tuple[str, str]:
+    return name, next(t.description or "" for t in offered if t.name == name)
 
 
 def _first_prompt(backend: Backend, template: Any, conversation: Conversation, offered: Sequence[Any],
@@ -236,9 +247,10 @@ def _situation(template: Any, conversation: Conversation, offered: Sequence[Any]
         schemas={t.name: t.parameters for t in offered},
         defaults_checked=True,
         pick=_pick(offered, conversation) if auto else None,
+        named=_named(offered, conversation) if auto else (),
         unfit=auto and not conversation.turns and fits_nothing(offered, conversation.question),
         choice_covers_answers=True,
-        leads_for=frozenset({"tool_choice"}),
+        leads_for=frozenset({"tool_choice", "several_named"}),
     )
 
 
@@ -265,7 +277,7 @@ class _Attempts:
         # judge the whole answer first (with none on, nothing refuses it); one asked for after a bare thought streams.
         self.on_content = on_content if request.choice.mode in ("auto", "none") else None
         refusable = request.choice.mode == "auto" and bool(
-            in_order("answer", request.checks) or "tool_choice" in request.checks)
+            in_order("answer", request.checks) or {"tool_choice", "several_named"} & request.checks)
         self.streams_first = self.on_content is not None and not refusable
 
     def run(self, max_retries: int) -> tuple[Verdict, str | None]:

@@ -32,7 +32,7 @@ from ..tools.search import query_terms  # the search tool's terms: one notion of
 from .tool_views import describe_tools, json_args
 
 __all__ = ["LIST_TOOLS", "Listing", "ToolIndex", "ToolMatch", "ToolRetrieval", "clear_pick", "fits_nothing",
-           "tool_terms"]
+           "named_tools", "tool_terms"]
 
 LIST_TOOLS = "list_tools"
 DEFAULT_MAX_SHOWN = 8
@@ -182,6 +182,14 @@ def clear_pick(tools: Sequence[Any], question: str) -> str | None:
     if len(ranked) > 1 and ranked[0].score < _CLEAR_MARGIN * ranked[1].score:
         return None
     return ranked[0].name
+
+
+def named_tools(tools: Sequence[Any], question: str) -> tuple[str, ...]:
+    """The tools the question's own words point to as clearly as ``clear_pick`` asks of one, best first, when
+    two or more are (a request in several parts: "the GCD of 96 and 128, and the LCM of 15 and 25"); none
+    otherwise."""
+    named = tuple(t.name for t in index_for(tools).rank(question) if t.score >= _CLEAR_SCORE)
+    return named if len(named) >= 2 else ()
 
 
 def fits_nothing(tools: Sequence[Any], question: str) -> bool:
