@@ -199,22 +199,16 @@ def _cut(written: str) -> bool:
     return "\n" not in thought.rstrip("\n") and len(thought.rstrip("\n")) >= DEFAULT_MAX_THOUGHT_CHARS
 
 
-def _pick(offered: Sequence[Any], conversation: Conversation) -> tuple[str, str] | None:
-    """The tool the question's words clearly name (``retrieval.clear_pick``), with its description; none
-    once the conversation holds a tool result (the choice is then the model's)."""
-    name = None if conversation.turns else clear_pick(offered, conversation.question)
-    return None if name is None else _described(offered, name)
-
-
-def _named(offered: Sequence[Any], conversation: Conversation) -> tuple[tuple[str, str], ...]:
-    """The tools the question's words name alike (``retrieval.named_tools``), with their descriptions, while no
-    tool result is in the conversation."""
-    names = () if conversation.turns else named_tools(offered, conversation.question)
-    return tuple(_described(offered, name) for name in names)
-
-
-def _described(offered: Sequence[Any], name: str) -> tuple[str, str]:
-    return name, next(t.description or "" for t in offered if t.name == name)
+def _choice(offered: Sequence[Any], conversation: Conversation,
+            ) -> tuple[tuple[str, str] | None, tuple[tuple[str, str], ...]]:
+    """The tool the question's words clearly name (``retrieval.clear_pick``) and the tools they name alike
+    (``retrieval.named_tools``), each with its description; neither once the conversation holds a tool result
+    (the choice is then the model's)."""
+    if conversation.turns:
+        return None, ()
+    described = {t.name: (t.name, t.description or "") for t in offered}
+    pick = clear_pick(offered, conversation.question)
+    return described.get(pick or ""), tuple(described[n] for n in named_tools(offered, conversation.question))
 
 
 def _first_prompt(backend: Backend, template: Any, conversation: Conversation, offered: Sequence[Any],
@@ -233,6 +227,7 @@ def _situation(template: Any, conversation: Conversation, offered: Sequence[Any]
     wrong (set per attempt): declining a call is a legitimate reply, but an
     answer made up right after a failed call is not.
     """
+    pick, named = _choice(offered, conversation) if auto else (None, ())
     results = tuple(r for turn in conversation.turns for r in turn.results)
     return Situation(
         question=conversation.question,
@@ -246,8 +241,8 @@ def _situation(template: Any, conversation: Conversation, offered: Sequence[Any]
         example_arguments=episode_arguments(shown),
         schemas={t.name: t.parameters for t in offered},
         defaults_checked=True,
-        pick=_pick(offered, conversation) if auto else None,
-        named=_named(offered, conversation) if auto else (),
+        pick=pick,
+        named=named,
         unfit=auto and not conversation.turns and fits_nothing(offered, conversation.question),
         choice_covers_answers=True,
         leads_for=frozenset({"tool_choice", "several_named"}),
