@@ -228,3 +228,17 @@ def test_the_real_model_reports_odds_that_tell_a_closed_list_from_an_open_one(qw
     assert done[0] / sum(done) > 10 * going[0] / sum(going)
     completed = qwen_backend.complete(head + "[\n    1,\n", max_tokens=4)  # type: ignore[attr-defined]
     assert completed.text  # the probe left the backend able to go on
+
+
+def test_a_listed_call_of_a_tool_the_request_names_by_no_word_of_it_is_left_out() -> None:
+    """``unnamed_tool``: "Paris" and "Oslo" are the request's, but nothing in it speaks of money; "20 EUR in
+    USD" names the converter by its enum (the first test of this module)."""
+    listed = '    convert_currency(amount=2, source="EUR", target="USD"),\n    get_weather(city="Oslo"),\n]'
+    question = "Weather in Paris and Oslo, 2 days ahead?"
+    backend = ScriptedBackend([WEATHER_TURN, listed], supports_grammar=True)
+    out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON + ",-ungrounded")
+    assert _calls(out) == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"})]
+    assert out["step_checks"] == ["unnamed_tool"]
+    backend = ScriptedBackend([WEATHER_TURN, listed], supports_grammar=True)
+    out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON + ",-ungrounded,-unnamed_tool")
+    assert sorted(name for name, _ in _calls(out)) == ["convert_currency", "get_weather", "get_weather"]

@@ -11,7 +11,8 @@ Not here: the checks that act with I/O or outside a parsed turn (``continuation`
 on, ``second_look`` runs a search, ``facts`` and ``evidence`` open the thought after a result,
 ``held_call`` samples the next turn under a grammar: here it only names the tool, ``Nudge.hold``; the
 shim's ``more_calls`` steps and ``call_list`` with the checks on their calls, ``other_values``,
-``kept_values`` and ``new_value``, read the calls so far, not a turn, and ``list_end`` the model's odds).
+``kept_values``, ``new_value`` and ``unnamed_tool``, read the calls so far, not a turn, ``list_end`` the model's
+odds, and ``own_format`` asks the model again in its own tool format).
 Pure functions over plain data.
 """
 

@@ -83,9 +83,10 @@ class Listing:
 
 
 def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any], kept: Kept | None,
-                checks: Container[str]) -> tuple[ItemCheck, ...]:
+                checks: Container[str], words: Mapping[str, frozenset[str]]) -> tuple[ItemCheck, ...]:
     """The checks a listed call passes, in order, as switched on: ``kept_values`` (``kept``, from
-    ``next_calls``), ``new_value`` (``request_values.adds_nothing``, ``_asked_anew``) and ``ungrounded``
+    ``next_calls``), ``new_value`` (``request_values.adds_nothing``, ``_asked_anew``), ``unnamed_tool``
+    (``_unnamed``; ``words``: each tool's terms, ``retrieval.tool_words``) and ``ungrounded``
     (``grounding.ungrounded_values`` over ``grounds``: the instructions, the request and the results).
     ``ungrounded`` last: asked first, it left out calls that ``new_value`` would end the list at and read
     on, +1 on the tuning items and -1 on the unseen ones (``results/bfcl/cut_thought/NOTES.md``)."""
@@ -95,6 +96,9 @@ def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any
     if "new_value" in checks:
         out.append(ItemCheck("new_value", "end", lambda made, call: adds_nothing(
             call[1], [args for _, args in made], question) and not _asked_anew(call, [n for n, _ in made], question)))
+    if "unnamed_tool" in checks:
+        asked = set(tool_terms(question))
+        out.append(ItemCheck("unnamed_tool", "drop", lambda made, call: _unnamed(call[0], made, words, asked)))
     if "ungrounded" in checks:
         out.append(ItemCheck("ungrounded", "drop", lambda made, call: bool(
             ungrounded_values(call[1], schemas.get(call[0]), grounds))))
@@ -117,6 +121,17 @@ def _asked_anew(call: tuple[str, dict], called: Sequence[str], question: str) ->
         return False
     before = {term for other in (*called, *args) for term in tool_terms(other)} | _VERB_TERMS
     return bool((set(tool_terms(name)) - before) & set(tool_terms(question)))
+
+
+def _unnamed(name: str, made: Calls, words: Mapping[str, frozenset[str]], asked: set[str]) -> bool:
+    """Whether ``name`` is a tool no call made so far called, none of whose terms (name, description, argument
+    names, their descriptions and enums) the request (``asked``) writes: a model writing a list goes on to tools
+    nobody asked about ("the earliest reference of Jesus Christ in history" followed by
+    ``sports_ranking.get_current``), while "20 EUR in USD" names a converter by its enum. Of BFCL's right call
+    lists, 2 of the 296 calls of a tool not called before are of such a tool (``results/bfcl/unnamed_tool/``)."""
+    if any(name == called for called, _ in made):
+        return False
+    return not words.get(name, frozenset()) & asked
 
 
 def list_ending(odds: Odds) -> Callable[[str], bool]:

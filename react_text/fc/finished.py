@@ -2,7 +2,8 @@
 
 Why one place: each step reads the calls every step before it settled. First the calls that copy the demo
 call's made-up values are left out (``demo_copy``, under ``tool_choice`` "auto" only: a call the client forced is
-one it asked for); then the fills that read the request (``checks.stated``: options, flags, lists, swapped
+one it asked for); a reply left with neither call nor answer is asked once more in the model's own tool format
+(``own_format``); then the fills that read the request (``checks.stated``: options, flags, lists, swapped
 numbers, percentages); then the optional arguments the model writes in its own tool format (``own_options``,
 one model call per call); then the product of the lists the request writes (``crossed``); last the calls the
 request's lists and groups of numbers ask for beyond the model's (``list_rest``, ``unit_groups``), and each call's
@@ -22,6 +23,7 @@ from ..checks.own_items import own_items
 from ..checks.reading import Situation
 from ..checks.stated import stated_values
 from ..checks.unit_groups import unit_groups
+from .own_format import own_format
 from .own_options import own_options
 from .request import ToolChoice
 from .verdict import Verdict
@@ -65,14 +67,20 @@ def settle(verdict: Verdict, turn: Turn, messages: Sequence[Any], backend: Backe
         if calls != verdict.calls:  # with none left, the problem is what the reply reports
             verdict = Verdict(calls=calls, problem=problem, code="demo_copy" if problem else None)
             acted.append("demo_copy")
+    usage = (0, 0)
+    if not verdict.calls and verdict.answer is None and "own_format" in checks:
+        calls, usage = own_format(turn.by_name, turn.choice, messages, backend, situation.grounds, max_tokens)
+        if calls:
+            verdict = Verdict(calls=calls)
+            acted.append("own_format")
     if not verdict.calls:
-        return Settled(verdict, tuple(acted))
+        return Settled(verdict, tuple(acted), usage=usage)
     calls, filled = stated_values(verdict.calls, schemas, situation.question, checks)
     acted += filled
-    merged, usage = 0, (0, 0)
+    merged = 0
     if "own_options" in checks:
-        options, added, usage = own_options(calls, turn.by_name, messages, backend, situation.grounds, max_tokens)
-        merged, calls = len(calls) - len(options), options
+        options, added, used = own_options(calls, turn.by_name, messages, backend, situation.grounds, max_tokens)
+        merged, calls, usage = len(calls) - len(options), options, (usage[0] + used[0], usage[1] + used[1])
         acted += ["own_options"] * added
     fills = (("crossed", crossed), ("list_rest", list_rest), ("unit_groups", unit_groups), ("own_items", own_items))
     for name, fill in fills:

@@ -29,6 +29,7 @@ from ..grammar.gbnf import build_list_grammar
 from ..grammar.tool_shapes import ToolShape
 from ..lexicon.messages import message
 from ..prompting.opening import parse_turn
+from ..prompting.retrieval import tool_words
 from .call_list import Calls, Complete, Kept, Listing, list_checks, list_ending, list_prompt, rest_of_list
 from .request import ToolChoice
 from .verdict import judge, next_call_grammar
@@ -88,7 +89,8 @@ def asking(template: Any, offered: Sequence[Any], choice: ToolChoice, backend: B
         odds = token_odds(backend) if "list_end" in checks else None
         listing = Listing(head=list_prompt(backend.wrap_prompt, lang, listed, question),
                           grammar=lambda room: build_list_grammar(listed, calls=room), limit=calls,
-                          checks=list_checks(question, grounds, {t.name: t.parameters for t in offered}, kept, checks),
+                          checks=list_checks(question, grounds, {t.name: t.parameters for t in offered}, kept, checks,
+                                             {t.name: tool_words(t) for t in offered}),
                           question=question, ending=None if odds is None else list_ending(odds))
     return Asking(note=message(lang, "more_calls"), grammar=step, limit=calls, held=held, kept=kept,
                   listing=listing)

@@ -95,6 +95,11 @@ def _document(tool: Any) -> Counter:
     return terms
 
 
+def tool_words(tool: Any) -> frozenset[str]:
+    """Every term a tool is known by: its name, description, argument names, their descriptions and enums."""
+    return frozenset(_document(tool))
+
+
 class ToolIndex:
     """BM25 over tool documents (name, description, argument names, descriptions and enums).
 
