@@ -242,3 +242,14 @@ def test_a_listed_call_of_a_tool_the_request_names_by_no_word_of_it_is_left_out(
     backend = ScriptedBackend([WEATHER_TURN, listed], supports_grammar=True)
     out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON + ",-ungrounded,-unnamed_tool")
     assert sorted(name for name, _ in _calls(out)) == ["convert_currency", "get_weather", "get_weather"]
+
+
+def test_a_request_that_names_no_called_tool_by_its_words_leaves_every_listed_call_in() -> None:
+    """``unnamed_tool`` reads words: a Chinese request may name a tool described in English in its own words
+    ("欧元换成美元" for the converter), whether it names the turn's own call in Latin words ("weather") or not."""
+    listed = '    convert_currency(amount=2, source="EUR", target="USD"),\n]'
+    for question in ("巴黎的天气怎么样？再把2欧元换成美元。", "Paris 的 weather 怎么样？再把2欧元换成美元。"):
+        backend = ScriptedBackend([WEATHER_TURN, listed], supports_grammar=True)
+        out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON + ",-ungrounded")
+        assert [name for name, _ in _calls(out)] == ["get_weather", "convert_currency"], question
+        assert "unnamed_tool" not in out.get("step_checks", [])

@@ -31,7 +31,7 @@ acted on 2, 1 gained and none lost; first 10, live and the loop's test split (wh
 and, on the recorded replies, acted on 2 and gained 2 (``results/bfcl/own_items/``). ``several_named`` (the shim)
 is on: on the 64 recorded BFCL items where it can act it fired on 28, 5 gained and none lost; it cannot act on an
 irrelevance item; live 18/40 -> 19/40 (``results/bfcl/several_named/``). ``unnamed_tool`` (the shim) is on: of
-BFCL's 296 right non-live calls of a tool not called before, it would leave out 2, and on the 4 recorded replies where
+BFCL's 296 right non-live calls of a tool not called before, it would leave out 1, and on the 4 recorded replies where
 it acts, 3 gained and none lost (``results/bfcl/unnamed_tool/``). ``own_format`` (the shim) is on: on the 19
 recorded items that ended with no usable reply, 3 gained and none lost, every decline kept
 (``results/bfcl/own_format/``).
