@@ -148,8 +148,8 @@ CHECKS: tuple[Check, ...] = (
                                         "alike (\"the GCD of 96 and 128, and the LCM of 15 and 25\") is asked to "
                                         "call the first of them (the shim, under tool_choice auto)"),
     Check("own_format", ("call",), "a reply every try of which failed (no call, no answer) is asked once more in the "
-                                   "model's own tool format; its calls are kept when valid and grounded (the shim, "
-                                   "models whose chat template has a tools block)"),
+                                   "model's own tool format; its calls are kept when valid and every value is spelled in "
+                                   "the request or a result (the shim, models whose chat template has a tools block)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )
