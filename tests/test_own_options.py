@@ -83,3 +83,20 @@ def test_the_default_model_adds_the_country_the_request_states_in_its_own_format
     assert _calls(off) == [("find_hotels", {"city": "Porto"})]
     assert _calls(on) == [("find_hotels", {"city": "Porto", "country": "Portugal"})]
     assert "own_options" in on["step_checks"]
+
+
+
+PROTEINS = {"type": "function", "function": {"name": "proteins", "description": "Proteins of a cell part.",
+            "parameters": {"type": "object", "required": ["part"], "properties": {
+                "part": {"type": "string"}, "describe": {"type": "boolean", "description": "Describe each."}}}}}
+
+
+def test_a_value_the_fill_adds_goes_in_as_its_schema_s_type_and_one_that_fits_none_is_left_out() -> None:
+    """The model's own format may write a flag as text ("true"): it goes in as a boolean, as in any call."""
+    turn = ' The proteins tool.\nAction: proteins\nAction Input: {"part": "membrane"}'
+    asked = _user("Which proteins are in the membrane?")
+    for written, passed in (('"true"', {"describe": True}), ('"maybe"', {})):
+        own = ('<tool_call>\n{"name": "proteins", "arguments": {"part": "membrane", "describe": ' + written
+               + '}}\n</tool_call>')
+        out = tool_calls(asked, [PROTEINS], backend=_backend([turn, "]", own]), template="classic")
+        assert _calls(out) == [("proteins", {"part": "membrane", **passed})]

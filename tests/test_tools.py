@@ -211,6 +211,14 @@ def test_defaults_are_filled_and_repairs_recorded() -> None:
     assert bind_args(repeat, {"text": "a"}).repairs == ()
 
 
+def test_a_default_written_in_another_type_is_filled_as_its_type_and_one_that_fits_none_is_not() -> None:
+    """BFCL-style schemas write ``"default": "false"`` for a boolean: a client must not get a string for it."""
+    flags = Tool(name="proteins", description="", parameters={"type": "object", "required": ["part"], "properties": {
+        "part": {"type": "string"}, "describe": {"type": "boolean", "default": "false"},
+        "top": {"type": "integer", "default": "ten"}, "diet": {"type": "array", "default": "None"}}}, fn=print)
+    assert bind_args(flags, {"part": "membrane"}).values == {"part": "membrane", "describe": False}
+
+
 @pytest.mark.parametrize("given_args, argument, words", [
     ({"text": "a", "count": "many"}, "count", ["'count'", "an integer", '"many"']),
     ({"text": "a", "count": "2.5"}, "count", ["an integer"]),

@@ -23,7 +23,7 @@ from .reply import ShimResult, result_of
 from .request import ShimRequestError, ToolChoice
 from .verdict import Verdict, judge
 
-__all__ = ["NATIVE", "native_turn"]
+__all__ = ["NATIVE", "native_turn", "own_prompt"]
 
 NATIVE = "native"
 _STOP = DIALECTS[NATIVE].stop
@@ -63,6 +63,16 @@ def native_turn(messages: Sequence[Mapping[str, Any]], offered: Sequence[Any], c
         conversation += [{"role": "assistant", "content": completion.text[:step.end] or completion.text},
                          {"role": "user", "content": verdict.problem}]
     return result_of(verdict, thought, errors, usage, messages, parallel_tool_calls, max_retries)
+
+
+def own_prompt(backend: Backend, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> str | None:
+    """The prompt for ``messages`` in the model's own tool format with ``tools`` (OpenAI-typed), or None when its
+    chat template has no tools block or does not render: the checks that ask in that format then leave a reply
+    as it was (``own_format``, ``own_options``)."""
+    try:
+        return render_native(chat_template_of(backend), messages, tools)
+    except NativeTemplateError:
+        return None
 
 
 def _example(offered: Sequence[Any], choice: ToolChoice) -> str:

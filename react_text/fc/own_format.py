@@ -19,10 +19,9 @@ from typing import Any, Mapping, Sequence
 from ..backends.base import Backend, BackendError
 from ..checks.reading import Calls
 from ..checks.request_values import all_from_request
-from ..prompting.native import NativeTemplateError, chat_template_of, has_tools, render_native
 from ..protocol.dialects import DIALECTS
 from ..protocol.parser import parse
-from .native import NATIVE
+from .native import NATIVE, own_prompt
 from .request import ToolChoice
 from .verdict import judge
 
@@ -33,14 +32,13 @@ def own_format(tools: Mapping[str, Any], choice: ToolChoice, messages: Sequence[
                backend: Backend, grounds: Sequence[str], max_tokens: int = 256) -> tuple[Calls, tuple[int, int]]:
     """The calls the model writes for ``messages`` in its own tool format when all are valid and grounded (else
     none), and the (prompt, completion) tokens it took."""
-    template = chat_template_of(backend)
-    if choice.mode == "none" or not has_tools(template):
-        return (), (0, 0)
     shown = [t.to_openai() for t in tools.values() if choice.mode != "named" or t.name == choice.name]
+    prompt = None if choice.mode == "none" else own_prompt(backend, messages, shown)
+    if prompt is None:
+        return (), (0, 0)
     try:
-        prompt = render_native(template, messages, shown)
         done = backend.complete(prompt, stop=DIALECTS[NATIVE].stop, max_tokens=max_tokens, temperature=0.0)
-    except (NativeTemplateError, BackendError):
+    except BackendError:
         return (), (0, 0)
     schemas = {name: tool.parameters for name, tool in tools.items()}
     verdict = judge(parse(done.text, schemas, dialect=NATIVE), tools, choice, "")

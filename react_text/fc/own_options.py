@@ -20,10 +20,10 @@ from ..checks.grounding import ungrounded_values
 from ..checks.reading import Calls
 from ..grammar.gbnf import build_grammar
 from ..grammar.tool_shapes import ToolShape
-from ..prompting.native import NativeTemplateError, chat_template_of, has_tools, render_native
 from ..protocol.dialects import DIALECTS
 from ..protocol.parser import parse
-from .native import NATIVE
+from ..tools.coercion import Mismatch, coerce_value
+from .native import NATIVE, own_prompt
 
 __all__ = ["own_options"]
 
@@ -32,12 +32,9 @@ def own_options(calls: Calls, tools: Mapping[str, Any], messages: Sequence[Mappi
                 grounds: Sequence[str], max_tokens: int = 256) -> tuple[Calls, bool, tuple[int, int]]:
     """``calls`` with the grounded optional arguments the model adds in its own format, whether it added any,
     and the (prompt, completion) tokens it took; each call's completion gets the request's ``max_tokens``."""
-    template = chat_template_of(backend)
-    if not calls or not has_tools(template) or not supports_grammar(backend):
-        return calls, False, (0, 0)
-    try:
-        prompt = render_native(template, messages, [t.to_openai() for t in tools.values()])
-    except NativeTemplateError:
+    prompt = own_prompt(backend, messages, [t.to_openai() for t in tools.values()]) \
+        if calls and supports_grammar(backend) else None
+    if prompt is None:
         return calls, False, (0, 0)
     out, used = [], [0, 0]
     for name, args in calls:
@@ -56,8 +53,21 @@ def own_options(calls: Calls, tools: Mapping[str, Any], messages: Sequence[Mappi
         used = [used[0] + done.prompt_tokens, used[1] + done.completion_tokens]
         step = parse(done.text, {name: held}, dialect=NATIVE)
         written = dict(step.actions[0].args) if step.actions else {}
-        added = {k: v for k, v in written.items()
-                 if k not in args and k in properties and not ungrounded_values({k: v}, schema, grounds)}
+        added = {k: v for k, v in _typed(written, properties).items()
+                 if k not in args and not ungrounded_values({k: v}, schema, grounds)}
         out.append((name, {**args, **added}))
     filled = tuple(call for i, call in enumerate(out) if call not in out[:i] or calls[i] in calls[:i])
     return filled, filled != tuple(calls), (used[0], used[1])
+
+
+def _typed(written: Mapping[str, Any], properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The values written for declared parameters, each as its schema's type ("true" for a flag: True), as a call's
+    own values are (``tools.arguments``); one that fits no reading of its type is left out."""
+    typed = {}
+    for key, value in written.items():
+        if key in properties:
+            try:
+                typed[key] = coerce_value(value, properties[key], key, [])
+            except Mismatch:
+                continue
+    return typed

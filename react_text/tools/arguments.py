@@ -111,6 +111,9 @@ def _argument_error(tool: Tool, problem: str, argument: str | None = None,
     return ArgumentError(message, tool=tool.name, argument=argument, example=example)
 
 
+_NONE = frozenset({"none", "null"})
+
+
 def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
     """Turn what the model wrote into keyword arguments for ``tool.fn``, or raise ``ArgumentError``.
 
@@ -140,8 +143,13 @@ def bind_args(tool: Tool, args: Args | None) -> BoundArgs:
         except Mismatch as mismatch:
             raise _mismatch_error(tool, mismatch, values) from None
     for name, schema in props.items():
-        if name not in values and "default" in schema:
-            values[name] = schema["default"]
+        default = schema.get("default")
+        if name in values or "default" not in schema or (isinstance(default, str) and default.strip().lower() in _NONE):
+            continue  # "None" written as text is no value either
+        try:  # a schema may write its default in another type ("false" for a boolean): it goes in as its type
+            values[name] = coerce_value(default, schema, name, [])
+        except Mismatch:
+            pass  # a default that fits no reading of its own type is left to the tool
     return BoundArgs(values, tuple(dict.fromkeys(repairs)))
 
 
