@@ -80,7 +80,8 @@ def test_a_listed_call_that_passes_no_request_value_the_calls_before_did_not_end
     out = tool_calls(_user(question), tools, backend=backend, checks=ON)
     assert [a["material"] for _, a in _calls(out)] == ["marble", "granite"]  # granite is new: it stands
     backend = ScriptedBackend([turn, listed], supports_grammar=True)
-    assert len(_calls(tool_calls(_user(question), tools, backend=backend, checks=ON + ",-new_value"))) == 4
+    out = tool_calls(_user(question), tools, backend=backend, checks=ON + ",-new_value,-added_options")
+    assert len(_calls(out)) == 4
 
 
 def test_a_listed_call_with_a_value_from_nowhere_is_left_out_and_the_list_read_on() -> None:
@@ -253,3 +254,25 @@ def test_a_request_that_names_no_called_tool_by_its_words_leaves_every_listed_ca
         out = tool_calls(_user(question), TOOLS, backend=backend, checks=ON + ",-ungrounded")
         assert [name for name, _ in _calls(out)] == ["get_weather", "convert_currency"], question
         assert "unnamed_tool" not in out.get("step_checks", [])
+
+
+LAWSUITS = {"type": "function", "function": {"name": "lawsuits", "description": "Lawsuits against a company.",
+            "parameters": {"type": "object", "required": ["company", "year"], "properties": {
+                "company": {"type": "string"}, "year": {"type": "integer"},
+                "case_type": {"type": "string", "description": "civil, criminal... Default: all."}}}}}
+
+
+def test_a_listed_call_that_adds_options_to_a_call_made_is_left_out_and_the_list_read_on() -> None:
+    """``added_options``: the list writes the turn's call again with ``case_type`` added, every value the same:
+    those are that call's options (``own_options`` asks for them), not another call; Apple's call stands."""
+    turn = ' The lawsuits tool.\nAction: lawsuits\nAction Input: {"company": "Google", "year": 2020}'
+    listed = ('    lawsuits(company="Google", year=2020, case_type="civil"),\n'
+              '    lawsuits(company="Apple", year=2020),\n]')
+    question = "Find the civil lawsuits against Google and Apple in 2020."
+    out = tool_calls(_user(question), [LAWSUITS], backend=ScriptedBackend([turn, listed], supports_grammar=True))
+    assert _calls(out) == [("lawsuits", {"company": "Google", "year": 2020}),
+                           ("lawsuits", {"company": "Apple", "year": 2020})]
+    assert "added_options" in out["step_checks"]
+    off = tool_calls(_user(question), [LAWSUITS], backend=ScriptedBackend([turn, listed], supports_grammar=True),
+                     checks="-added_options")
+    assert sorted(str(args.get("case_type")) for _, args in _calls(off)) == ["None", "None", "civil"]

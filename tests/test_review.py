@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "held_call", "other_values", "kept_values",
           "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
           "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups", "own_items", "swapped",
-          "demo_copy", "ungrounded_hold", "unnamed_tool", "own_format"}
+          "demo_copy", "ungrounded_hold", "unnamed_tool", "own_format", "added_options"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")

@@ -34,7 +34,9 @@ irrelevance item; live 18/40 -> 19/40 (``results/bfcl/several_named/``). ``unnam
 BFCL's 296 right non-live calls of a tool not called before, it would leave out 1, and on the 4 recorded replies where
 it acts, 3 gained and none lost (``results/bfcl/unnamed_tool/``). ``own_format`` (the shim) is on: on the 19
 recorded items that ended with no usable reply, 3 gained and none lost, every decline kept
-(``results/bfcl/own_format/``).
+(``results/bfcl/own_format/``). ``added_options`` (the shim) is on: of BFCL's 747 right later non-live calls it
+would leave out 5, and on the 16 recorded items it could act on, 3 gained and none lost
+(``results/bfcl/added_options/``).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ CheckName = Literal[
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
     "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups",
-    "own_items", "several_named", "own_format", "unnamed_tool",
+    "own_items", "several_named", "own_format", "unnamed_tool", "added_options",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -112,6 +114,9 @@ CHECKS: tuple[Check, ...] = (
                                   "no called tool's name has, with values all from the request"),
     Check("unnamed_tool", ("call",), "a listed call (call_list) of a tool no call before it called, none of whose "
                                      "words (name, description, arguments, enums) the request writes, is left out"),
+    Check("added_options", ("call",), "a listed call (call_list) that is a call before it with arguments it left "
+                                      "out added, every value the same, is left out: own_options asks for those "
+                                      "options (the shim)"),
     Check("cut_thought", ("turn",), "a thought the grammar's length bound cut off goes on, under the grammar, "
                                     "to the call or the answer the model picks, not to an answer asked for (the shim)"),
     Check("stated_option", ("call",), "an optional argument a call leaves out, when the request names exactly one "

@@ -86,7 +86,8 @@ def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any
                 checks: Container[str], words: Mapping[str, frozenset[str]]) -> tuple[ItemCheck, ...]:
     """The checks a listed call passes, in order, as switched on: ``kept_values`` (``kept``, from
     ``next_calls``), ``new_value`` (``request_values.adds_nothing``, ``_asked_anew``), ``unnamed_tool``
-    (``_unnamed``; ``words``: each tool's terms, ``retrieval.tool_words``) and ``ungrounded``
+    (``_unnamed``; ``words``: each tool's terms, ``retrieval.tool_words``), ``added_options`` (``_adds_options``)
+    and ``ungrounded``
     (``grounding.ungrounded_values`` over ``grounds``: the instructions, the request and the results).
     ``ungrounded`` last: asked first, it left out calls that ``new_value`` would end the list at and read
     on, +1 on the tuning items and -1 on the unseen ones (``results/bfcl/cut_thought/NOTES.md``)."""
@@ -99,6 +100,8 @@ def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any
     if "unnamed_tool" in checks:
         asked = set(tool_terms(question))
         out.append(ItemCheck("unnamed_tool", "drop", lambda made, call: _unnamed(call[0], made, words, asked)))
+    if "added_options" in checks:
+        out.append(ItemCheck("added_options", "drop", _adds_options))
     if "ungrounded" in checks:
         out.append(ItemCheck("ungrounded", "drop", lambda made, call: bool(
             ungrounded_values(call[1], schemas.get(call[0]), grounds))))
@@ -121,6 +124,17 @@ def _asked_anew(call: tuple[str, dict], called: Sequence[str], question: str) ->
         return False
     before = {term for other in (*called, *args) for term in tool_terms(other)} | _VERB_TERMS
     return bool((set(tool_terms(name)) - before) & set(tool_terms(question)))
+
+
+def _adds_options(made: Calls, call: tuple[str, dict]) -> bool:
+    """``added_options``: whether ``call`` is a call made before with arguments it left out added, every value it
+    passed the same: the model goes on to write the first call's options ("case_type='Lawsuit'" after a search
+    for Google's lawsuits), which ``own_options`` asks for in the model's own format, not another call. Of BFCL's
+    right call lists, 5 of 747 later non-live calls (2 of 54 live) are such a call."""
+    name, args = call
+    return any(other == name and len(args) > len(earlier) and all(key in args and args[key] == value
+                                                                  for key, value in earlier.items())
+               for other, earlier in made)
 
 
 def _unnamed(name: str, made: Calls, words: Mapping[str, frozenset[str]], asked: set[str]) -> bool:
