@@ -110,3 +110,37 @@ def test_a_category_may_keep_a_range_of_its_items():
             parse_categories(bad)
     with pytest.raises(ValueError, match="unknown BFCL category simple_java@0-2"):
         parse_categories("simple_java@0-2")
+
+
+def _record(task: str, answer: str, **cell) -> dict:
+    category = task.rsplit("_", 1)[0]
+    return {"model": "qwen2.5-coder-0.5b", "template": "classic", "constrain": True, "task_id": task,
+            "category": category, "answer": answer, **cell}
+
+
+def test_replay_applies_a_fill_to_the_default_s_recorded_replies_and_judges_both(tmp_path, monkeypatch):
+    from react_text.eval.bfcl.replay import answer_calls, replay, right_arguments
+
+    monkeypatch.setenv(DATA_ENV, str(SAMPLE))
+    wrong = json.dumps([{"calculate_triangle_area": {"base": 10, "height": 50}}])
+    right = json.dumps([{"calculate_triangle_area": {"base": 10, "height": 5}}])
+    assert answer_calls(wrong) == (("calculate_triangle_area", {"base": 10, "height": 50}),)
+    assert answer_calls("The area is 25.") is None and answer_calls("[1, 2]") is None
+    older, newer = tmp_path / "older.jsonl", tmp_path / "newer.jsonl"
+    older.write_text(json.dumps(_record("simple_python_0", right)) + "\n", encoding="utf-8")
+    newer.write_text("\n".join(json.dumps(r) for r in (
+        _record("simple_python_0", wrong),  # replaces the older file's record
+        _record("simple_python_1", wrong, template="native"),  # not the default: left out
+        _record("simple_python_2", wrong, model="other"),
+    )) + "\n", encoding="utf-8")
+
+    def halve(calls, item):
+        assert item.id == "simple_python_0"
+        return tuple((name, {**args, "height": args["height"] // 10}) for name, args in calls)
+
+    replayed = list(replay([older, newer], halve))
+    assert [(r.task, r.before, r.after) for r in replayed] == [("simple_python_0", False, True)]
+    assert replayed[0].filled == (("calculate_triangle_area", {"base": 10, "height": 5}),)
+    assert list(replay([older, newer], lambda calls, item: calls)) == []  # a fill that changes nothing
+    arguments = {(item.id, name, key): allowed for item, name, key, allowed in right_arguments(["simple_python"])}
+    assert arguments["simple_python_0", "calculate_triangle_area", "unit"] == ["units", ""]

@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "held_call", "other_values", "kept_values",
           "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
           "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups", "own_items", "swapped",
-          "demo_copy", "ungrounded_hold", "unnamed_tool", "own_format", "added_options"}
+          "demo_copy", "ungrounded_hold", "unnamed_tool", "own_format", "added_options",
+          "described_option", "zeros"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")
@@ -44,7 +45,7 @@ def test_the_hosts_call_no_check_but_review() -> None:
                "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS",
                "held_grammar", "held_schema", "held_values", "invented", "adds_nothing", "ungrounded_values",
                "in_request_order", "all_from_request", "stated_values", "crossed", "list_rest", "unit_groups",
-               "own_items", "without_copies",
+               "own_items", "without_copies", "without_described",
                "Calls"}
     used = set()
     for package in ("agent", "fc"):

@@ -14,7 +14,7 @@ before the first part ("a Yamaha guitar and a Kawai piano in San Francisco and C
 ("in Paris and Rome … amenities like free WiFi") leave the calls as they are, and nothing happens where the
 request says "respectively". It changes none of BFCL's 2,351 right call lists (live among them), and gives back
 each of the 3 where it reads the parts when every call is given every item (``results/bfcl/own_items/``). Pure
-functions over plain data; in the shim it runs last, after ``unit_groups``.
+functions over plain data; in the shim it runs after ``unit_groups``.
 """
 
 from __future__ import annotations

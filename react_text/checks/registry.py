@@ -36,7 +36,10 @@ it acts, 3 gained and none lost (``results/bfcl/unnamed_tool/``). ``own_format``
 recorded items that ended with no usable reply, 3 gained and none lost, every decline kept
 (``results/bfcl/own_format/``). ``added_options`` (the shim) is on: of BFCL's 747 right later non-live calls it
 would leave out 5, and on the 16 recorded items it could act on, 3 gained and none lost
-(``results/bfcl/added_options/``).
+(``results/bfcl/added_options/``). ``described_option`` (the shim) is on: of BFCL's 4,817 non-live arguments of right
+calls it would take out 1 (of 4,987 live none), and on the 536 recorded items it acts on 24: 2 gained, none lost
+(``results/bfcl/described_option/``). ``zeros`` (the shim) is on: it changes no number of BFCL's right calls (1,941
+non-live, 614 live), and on the recorded items it acts on 3: 2 gained, none lost (``results/bfcl/zeros/``).
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ CheckName = Literal[
     "after_failure", "copied_example", "second_look", "facts", "evidence", "more_calls", "other_values",
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
     "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups",
-    "own_items", "several_named", "own_format", "unnamed_tool", "added_options",
+    "own_items", "several_named", "own_format", "unnamed_tool", "added_options", "described_option", "zeros",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -134,6 +137,9 @@ CHECKS: tuple[Check, ...] = (
     Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
                                 "number parameter that does not say it takes a percentage, is passed as a fraction "
                                 "(0.05; the shim)"),
+    Check("zeros", ("call",), "a large number (1,000 or more) that is not the request's but one of its large numbers "
+                              "times or divided by 10 or 100, one no argument passes, is put back (\"$10,000,000\" "
+                              "passed as 1000000; the shim)"),
     Check("own_options", ("call",), "each finished call that leaves optional parameters out is written again in the "
                                     "model's own tool format, its values held; optional arguments it adds that the "
                                     "request grounds are kept (the shim; a chat template with tools, a grammar)"),
@@ -148,7 +154,10 @@ CHECKS: tuple[Check, ...] = (
                                     "1000 m\"), gets a call of its own (the shim, after list_rest)"),
     Check("own_items", ("call",), "calls of a tool that each pass a value of their own, whose list argument's items "
                                   "the request writes in each call's part (\"on Netflix for 'Friends', and Hulu for "
-                                  "'The Office'\"), each pass their part's items (the shim; last)"),
+                                  "'The Office'\"), each pass their part's items (the shim; after unit_groups)"),
+    Check("described_option", ("call",), "an optional argument (not an enum) whose value the parameter's description "
+                                         "spells and no word of which the request or a result holds (\"e.g. Drama, "
+                                         "Comedy\") is left out (the shim; last)"),
     Check("several_named", ("answer",), "a first answer with no call where the question names two tools or more "
                                         "alike (\"the GCD of 96 and 128, and the LCM of 15 and 25\") is asked to "
                                         "call the first of them (the shim, under tool_choice auto)"),

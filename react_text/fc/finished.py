@@ -7,7 +7,8 @@ one it asked for); a reply left with neither call nor answer is asked once more 
 numbers, percentages); then the optional arguments the model writes in its own tool format (``own_options``,
 one model call per call); then the product of the lists the request writes (``crossed``); last the calls the
 request's lists and groups of numbers ask for beyond the model's (``list_rest``, ``unit_groups``), and each call's
-list items from its own part of the request (``own_items``).
+list items from its own part of the request (``own_items``); at the very end, optional arguments whose value only the
+parameter's description gives are left out (``described_option``), whichever step wrote them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Container, Mapping, Protocol, Sequence
 from ..backends.base import Backend
 from ..checks.crossed import crossed
 from ..checks.demo_copies import without_copies
+from ..checks.described_options import without_described
 from ..checks.list_rest import list_rest
 from ..checks.own_items import own_items
 from ..checks.reading import Situation
@@ -87,4 +89,7 @@ def settle(verdict: Verdict, turn: Turn, messages: Sequence[Any], backend: Backe
         if name in checks and (filled_calls := fill(calls, schemas, situation.question)) != calls:
             calls = filled_calls
             acted.append(name)
+    if "described_option" in checks and (kept := without_described(calls, schemas, situation.grounds)) != calls:
+        calls = kept
+        acted.append("described_option")
     return Settled(replace(verdict, calls=calls), tuple(acted), merged, usage)
