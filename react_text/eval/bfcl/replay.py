@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from ...checks.reading import Calls
 from .checker import Call, check
 from .data import BfclItem, held_out, load_items, recorded
 
 __all__ = ["Replayed", "answer_calls", "replay", "right_arguments", "valid"]
 
+Calls = tuple[tuple[str, dict], ...]
+"""(tool, arguments) of each call, in order; the same shape as the engine's, declared here because the judge reads
+none of the engine's modules (tests/test_judge.py)."""
 Fill = Callable[[Calls, BfclItem], Calls]
 """A step over finished calls, given the item whose request they answer."""
 
