@@ -19,16 +19,30 @@ Boundary = Callable[[str, int], bool]
 value (a label line such as ``Observation:`` or a closing code fence)."""
 
 _WS = re.compile(r"[\s\u3000]*")
-_P = "+" if sys.version_info >= (3, 11) else ""
-"""Possessive quantifiers where Python has them: the same matches here (nothing follows the
-repetition), found without saving a backtrack point per character."""
-_STRING_BODY = {
-    '"': re.compile(rf'[^"\\]*{_P}(?:\\.[^"\\]*{_P})*{_P}', re.DOTALL),
-    "\u201c": re.compile(rf"[^\u201d\\]*{_P}(?:\\.[^\u201d\\]*{_P})*{_P}", re.DOTALL),
-    # a ' closes only before a delimiter (so "it's" stays whole); of a run of them only the last can
-    "'": re.compile(rf"[^'\\]*{_P}(?:(?:\\.|'+(?![ \t]*(?:[,:}}\])\n\r\uff0c\uff1a]|\Z)))[^'\\]*{_P})*{_P}",
-                    re.DOTALL),
-}
+
+
+def _string_bodies(p: str) -> dict[str, re.Pattern[str]]:
+    """A string's body for each opening quote, its repeats possessive when ``p`` is ``+``."""
+    return {
+        '"': re.compile(rf'[^"\\]*{p}(?:\\.[^"\\]*{p})*{p}', re.DOTALL),
+        "\u201c": re.compile(rf"[^\u201d\\]*{p}(?:\\.[^\u201d\\]*{p})*{p}", re.DOTALL),
+        # a ' closes only before a delimiter (so "it's" stays whole); of a run of them only the last can
+        "'": re.compile(rf"[^'\\]*{p}(?:(?:\\.|'+(?![ \t]*(?:[,:}}\])\n\r\uff0c\uff1a]|\Z)))[^'\\]*{p})*{p}",
+                        re.DOTALL),
+    }
+
+
+def _possessive() -> str:
+    """``+`` where this Python's ``re`` reads nested possessive repeats right, else nothing: the same matches (nothing
+    follows the repetition), found without saving a backtrack point per character. Python before 3.11 has none, and
+    early 3.11 releases (3.11.2, Debian 12's) run past the close of ``'x', 5`` with them, so they are probed."""
+    if sys.version_info < (3, 11):
+        return ""
+    probe = _string_bodies("+")["'"].match("x', 5")
+    return "+" if probe is not None and probe.end() == 1 else ""
+
+
+_STRING_BODY = _string_bodies(_possessive())
 """A string's body, up to (not including) its closing quote: the close is the first that is not escaped."""
 _CALL_ATOM_CHUNK = re.compile(r"[^,()\[\]{}\n]*")
 _JSON_ATOM_END = re.compile(r"[^,}\]\n\uff0c]*")
