@@ -52,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # output still buffered meets a closed pipe here, not in the interpreter's exit
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
