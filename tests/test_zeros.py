@@ -43,6 +43,7 @@ def test_numbers_the_request_writes_small_ones_and_values_already_passed_stay() 
         ((("weigh", {"kg": 50}),), "5,000 g of sand"),  # small
         ((("r", {"a": 100000}),), "revenues of 1,000 and 10,000"),  # which one is meant?
         ((("flag", {"on": True, "n": "500000000"}),), "a payout of 50 million"),  # numbers only
+        ((("big", {"n": 10 ** 400, "m": float("inf")}),), "a payout of 50 million"),  # no float holds them
     ]
     for calls, request in kept:
         assert with_request_zeros(calls, {}, request) == calls

@@ -49,4 +49,10 @@ def _put_back(args: dict, written: set[float], large: Sequence[float]) -> dict:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """Whether ``value`` is a finite number a float can hold (a model may write an integer of 400 digits)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
