@@ -119,7 +119,7 @@ def _record(task: str, answer: str, **cell) -> dict:
 
 
 def test_replay_applies_a_fill_to_the_default_s_recorded_replies_and_judges_both(tmp_path, monkeypatch):
-    from react_text.eval.bfcl.replay import answer_calls, replay, right_arguments
+    from react_text.eval.bfcl.replay import answer_calls, replay, report, right_arguments
 
     monkeypatch.setenv(DATA_ENV, str(SAMPLE))
     wrong = json.dumps([{"calculate_triangle_area": {"base": 10, "height": 50}}])
@@ -144,3 +144,12 @@ def test_replay_applies_a_fill_to_the_default_s_recorded_replies_and_judges_both
     assert list(replay([older, newer], lambda calls, item: calls)) == []  # a fill that changes nothing
     arguments = {(item.id, name, key): allowed for item, name, key, allowed in right_arguments(["simple_python"])}
     assert arguments["simple_python_0", "calculate_triangle_area", "unit"] == ["units", ""]
+
+    def tenfold(calls, item):  # every number of a right call becomes another; the recorded reply gets wrong
+        return tuple((name, {k: v * 10 if isinstance(v, int) else v for k, v in args.items()}) for name, args in calls)
+
+    lines = list(report([newer], tenfold, lambda v: isinstance(v, int), "integers", ["simple_python"]))
+    numbers = sum(1 for _, _, _, allowed in right_arguments(["simple_python"])
+                  if any(isinstance(v, int) for v in allowed) and "" not in allowed)
+    assert f"non-live\tchanged\t{numbers}" in lines and "live\tintegers\t0" in lines
+    assert lines[-2].startswith("simple_python_0 False False") and lines[-1].startswith("acted: 1 |")

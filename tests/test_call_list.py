@@ -176,6 +176,28 @@ def test_a_word_that_names_an_argument_passed_does_not_ask_for_another_tool() ->
         "displacement", "final_speed"]
 
 
+def test_a_word_a_called_tools_description_holds_does_not_ask_for_another_tool() -> None:
+    """"from store GameGeek" names the store ``geek.recommend`` describes; ``shop_store.recommend``'s name has
+    "store" too, but the request asks the one tool: the listed call of the other passes only values already passed,
+    so ``new_value`` ends the list there. Without the word in the first tool's description, the call stands."""
+    def tools(described: str) -> list[dict]:
+        return [{"type": "function", "function": {"name": name, "description": about, "parameters": {
+            "type": "object", "properties": {"players": {"type": "integer"}}, "required": ["players"]}}}
+            for name, about in (("geek.recommend", described), ("shop_store.recommend", "Games from the shop."))]
+
+    turn = ' The games.\nAction: geek.recommend\nAction Input: {"players": 2}'
+    listed = '    shop_store.recommend(players=2),\n]'
+    asked = "Board games for 2 players from store GameGeek?"
+
+    def names(described: str) -> list[str]:
+        out = tool_calls(_user(asked), tools(described),
+                         backend=ScriptedBackend([turn, listed], supports_grammar=True), checks=ON)
+        return [name for name, _ in _calls(out)]
+
+    assert names("Games from the GameGeek store.") == ["geek.recommend"]
+    assert names("Games from GameGeek.") == ["geek.recommend", "shop_store.recommend"]
+
+
 class _Odds(ScriptedBackend):
     """A scripted model that also reports next-token odds: ``closing(text)`` says how much weight it gives ``]``."""
 

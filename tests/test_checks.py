@@ -55,7 +55,7 @@ def test_parse_checks_refuses_unknown_names_and_mixed_specs(spec) -> None:
 
 def test_the_registry_holds_every_name_once_and_describe_reads_back() -> None:
     names = [c.name for c in CHECKS]
-    assert sorted(names) == sorted(get_args(CheckName)) and len(set(names)) == len(names) == 49
+    assert sorted(names) == sorted(get_args(CheckName)) and len(set(names)) == len(names) == 51
     for enabled in (ALL_CHECKS, DEFAULT_CHECKS, NO_CHECKS, ALL_CHECKS - {"rounding"}, DEFAULT_CHECKS - {"facts"},
                     DEFAULT_CHECKS | {"rounding"}, frozenset({"facts", "echo"})):
         assert parse_checks(describe(enabled)) == enabled
@@ -75,7 +75,7 @@ def test_a_check_is_off_by_default_only_as_measured() -> None:
                                 "more_calls",
                                 "other_values", "kept_values", "call_list", "new_value", "unnamed_tool", "added_options",
                                 "stated_option",
-                                "stated_flag", "stated_list", "demo_copy", "swapped", "percent", "zeros", "own_options",
+                                "stated_flag", "stated_list", "demo_copy", "swapped", "percent", "zeros", "years", "own_options",
                                 "crossed", "list_rest", "unit_groups", "own_items", "described_option", "own_format",
                                 "list_end")
 

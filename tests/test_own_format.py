@@ -49,3 +49,26 @@ def test_a_model_without_a_tools_block_is_not_asked() -> None:
     plain = _backend([*FAILS, _own({"city": "Oslo", "days": 3})], template="{% for m in messages %}{{ m.content }}{% endfor %}")
     out = tool_calls(_user(ASKED), [WEATHER], backend=plain, template="classic")
     assert "tool_calls" not in out["message"] and plain.remaining == 1
+
+
+def test_an_empty_optional_value_the_model_writes_is_no_value_of_its_own() -> None:
+    """``team=""`` for an optional string writes nothing the request could spell: the call is kept."""
+    noted = json.loads(json.dumps(WEATHER))
+    noted["function"]["parameters"]["properties"]["note"] = {"type": "string"}
+    backend = _backend([*FAILS, _own({"city": "Oslo", "days": 3, "note": ""})])
+    out = tool_calls(_user(ASKED), [noted], backend=backend, template="classic", checks="-own_options")
+    calls = [json.loads(c["function"]["arguments"]) for c in out["message"]["tool_calls"]]
+    assert calls == [{"city": "Oslo", "days": 3, "note": ""}] and "own_format" in out["step_checks"]
+
+
+def test_an_answer_that_is_only_a_tools_name_gets_the_call_in_the_models_own_format() -> None:
+    """``bare_name``: "Final Answer: weather" answers nobody; the model's own format writes the call."""
+    named = ' The weather tool does this.\nFinal Answer: weather'
+    backend = _backend([named, _own({"city": "Oslo", "days": 3})])
+    out = tool_calls(_user(ASKED), [WEATHER], backend=backend, template="classic", checks="-own_options")
+    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in out["message"]["tool_calls"]]
+    assert calls == [("weather", {"city": "Oslo", "days": 3})]
+    assert "bare_name" in out["step_checks"] and backend.remaining == 0
+    off = _backend([named, _own({"city": "Oslo", "days": 3})])
+    out = tool_calls(_user(ASKED), [WEATHER], backend=off, template="classic", checks="-own_options,-bare_name")
+    assert out["message"]["content"] == "weather" and off.remaining == 1  # the answer stands, nothing asked

@@ -20,7 +20,7 @@ HOSTED = {"continuation", "second_look", "facts", "evidence", "more_calls", "hel
           "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
           "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups", "own_items", "swapped",
           "demo_copy", "ungrounded_hold", "unnamed_tool", "own_format", "added_options",
-          "described_option", "zeros"}
+          "described_option", "zeros", "bare_name", "years"}
 """Checks that act with I/O or on a result, so the hosts run them (``review``'s docstring says which)."""
 
 PICK = ("convert", "Convert an amount of money between currencies.")
@@ -45,7 +45,7 @@ def test_the_hosts_call_no_check_but_review() -> None:
                "ALL_CHECKS", "DEFAULT_CHECKS", "in_order", "parse_checks", "describe", "CHECKS", "NO_CHECKS",
                "held_grammar", "held_schema", "held_values", "invented", "adds_nothing", "ungrounded_values",
                "in_request_order", "all_from_request", "stated_values", "crossed", "list_rest", "unit_groups",
-               "own_items", "without_copies", "without_described",
+               "own_items", "without_copies", "without_described", "is_bare_name",
                "Calls"}
     used = set()
     for package in ("agent", "fc"):

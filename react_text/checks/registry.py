@@ -40,6 +40,10 @@ would leave out 5, and on the 16 recorded items it could act on, 3 gained and no
 calls it would take out 1 (of 4,987 live none), and on the 536 recorded items it acts on 24: 2 gained, none lost
 (``results/bfcl/described_option/``). ``zeros`` (the shim) is on: it changes no number of BFCL's right calls (1,941
 non-live, 614 live), and on the recorded items it acts on 3: 2 gained, none lost (``results/bfcl/zeros/``).
+``years`` (the shim) is on: it changes no string of BFCL's right calls (2,311 non-live, 3,166 live), and on the
+recorded items it acts on 2: 1 gained, none lost (``results/bfcl/years/``). ``bare_name`` (the shim) is on: of the
+107 recorded answers in words, 5 are only a tool's name; run again, 1 gained, none lost, both declines among them
+kept (``results/bfcl/bare_name/``).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ CheckName = Literal[
     "kept_values", "call_list", "new_value", "cut_thought", "stated_option", "stated_flag", "stated_list",
     "demo_copy", "swapped", "percent", "list_end", "own_options", "crossed", "list_rest", "unit_groups",
     "own_items", "several_named", "own_format", "unnamed_tool", "added_options", "described_option", "zeros",
+    "bare_name", "years",
 ]
 Stage = Literal["turn", "call", "answer", "result"]
 """Where a check acts: on a turn with neither action nor answer, on a call before it runs, on a final
@@ -114,7 +119,7 @@ CHECKS: tuple[Check, ...] = (
                                   "(one call a line, under a grammar) instead of one ReAct step at a time"),
     Check("new_value", ("call",), "a listed call (call_list) that passes no value from the request that no call "
                                   "before it passed ends the list, unless the request names its tool by a word "
-                                  "no called tool's name has, with values all from the request"),
+                                  "no called tool's name or description has, with values all from the request"),
     Check("unnamed_tool", ("call",), "a listed call (call_list) of a tool no call before it called, none of whose "
                                      "words (name, description, arguments, enums) the request writes, is left out"),
     Check("added_options", ("call",), "a listed call (call_list) that is a call before it with arguments it left "
@@ -140,6 +145,8 @@ CHECKS: tuple[Check, ...] = (
     Check("zeros", ("call",), "a large number (1,000 or more) that is not the request's but one of its large numbers "
                               "times or divided by 10 or 100, one no argument passes, is put back (\"$10,000,000\" "
                               "passed as 1000000; the shim)"),
+    Check("years", ("call",), "a date argument that is the one date the request writes in every part but its year "
+                              "(\"June 17, 1915\" passed as \"2015-06-17\") gets the request's year (the shim)"),
     Check("own_options", ("call",), "each finished call that leaves optional parameters out is written again in the "
                                     "model's own tool format, its values held; optional arguments it adds that the "
                                     "request grounds are kept (the shim; a chat template with tools, a grammar)"),
@@ -164,6 +171,9 @@ CHECKS: tuple[Check, ...] = (
     Check("own_format", ("call",), "a reply every try of which failed (no call, no answer) is asked once more in the "
                                    "model's own tool format; its calls are kept when valid and every value is spelled in "
                                    "the request or a result (the shim, models whose chat template has a tools block)"),
+    Check("bare_name", ("answer",), "an answer that is only a tool's name (\"law_crimes.search\": an offered tool, "
+                                   "or an identifier with a dot or an underscore) is no answer: own_format asks "
+                                   "for the call (the shim, with own_format)"),
     Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
                                  "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )

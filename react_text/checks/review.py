@@ -12,7 +12,8 @@ on, ``second_look`` runs a search, ``facts`` and ``evidence`` open the thought a
 ``held_call`` samples the next turn under a grammar: here it only names the tool, ``Nudge.hold``; the
 shim's ``more_calls`` steps and ``call_list`` with the checks on their calls, ``other_values``,
 ``kept_values``, ``new_value`` and ``unnamed_tool``, read the calls so far, not a turn, ``list_end`` the model's
-odds, and ``own_format`` asks the model again in its own tool format).
+odds, and ``own_format`` asks the model again in its own tool format, as ``bare_name`` has it do for an answer
+that is only a tool's name).
 Pure functions over plain data.
 """
 

@@ -10,8 +10,8 @@ and keep their order. Written in one go, a list runs on past the request, so eac
 (``ItemCheck``): a line written again ends the list, and so do a call that swaps a request value for one
 from nowhere (``kept_values``) and one that passes no request value the calls before it did not
 (``new_value``: the model lists every function offered, or varies a call made; unless the request names
-that call's tool by a word no called tool's name has, with values all from the request); a call with values from
-nowhere (``ungrounded``) is left out. The calls come back in the order the request names them.
+that call's tool by a word no called tool's name or description has, with values all from the request); a call
+with values from nowhere (``ungrounded``) is left out. The calls come back in the order the request names them.
 
 Greedy, the model goes on with a list nearly always, even after the one call a request asks for. How much
 weight it gives to closing the list tells more: on BFCL's tuning items the odds of ``]`` after the first call
@@ -96,7 +96,8 @@ def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any
         out.append(ItemCheck("kept_values", "end", lambda made, call: not kept(made, call)))
     if "new_value" in checks:
         out.append(ItemCheck("new_value", "end", lambda made, call: adds_nothing(
-            call[1], [args for _, args in made], question) and not _asked_anew(call, [n for n, _ in made], question)))
+            call[1], [args for _, args in made], question) and not _asked_anew(call, [n for n, _ in made], question,
+                                                                           words)))
     if "unnamed_tool" in checks:
         asked = set(tool_terms(question))
         out.append(ItemCheck("unnamed_tool", "drop", lambda made, call: _unnamed(call[0], made, words, asked)))
@@ -111,18 +112,23 @@ def list_checks(question: str, grounds: Sequence[str], schemas: Mapping[str, Any
 _VERB_TERMS = frozenset(term for verb in NAME_VERBS for term in tool_terms(verb))
 
 
-def _asked_anew(call: tuple[str, dict], called: Sequence[str], question: str) -> bool:
-    """Whether the request asks for the call's tool by a word of its name that no called tool's name has, and
+def _asked_anew(call: tuple[str, dict], called: Sequence[str], question: str,
+                words: Mapping[str, frozenset[str]]) -> bool:
+    """Whether the request asks for the call's tool by a word of its name that no called tool has, and
     gives every value it passes: "the sales growth of XYZ over 3 years, and the interest coverage ratio too"
     passes the same values to ``financial_ratios.interest_coverage`` after ``sales_growth.calculate``, and
     that call is no variation. A call with a value of the model's own ("Chess Club") is not asked for, nor a
     tool by a word that also names one of the arguments passed to it: "the displacement of a car at an initial
-    speed of 20 m/s" names the ``initial_speed`` the call passes, not ``calculate_final_speed`` (of BFCL's right
-    call lists, this changes none that the rule lets through)."""
+    speed of 20 m/s" names the ``initial_speed`` the call passes, not ``calculate_final_speed``, nor by a word
+    a called tool's own terms hold (``words``: name, description, arguments): "board games … from store
+    BoardGameGeek" names the store ``BoardGameGeek.recommend`` describes, not ``AmazonGameStore.recommend``. Of
+    BFCL's right call lists, neither exception changes one that the rule lets through
+    (``results/bfcl/new_value/``)."""
     name, args = call
     if name in called or not all_from_request(args, question):
         return False
     before = {term for other in (*called, *args) for term in tool_terms(other)} | _VERB_TERMS
+    before |= {term for other in called for term in words.get(other, ())}
     return bool((set(tool_terms(name)) - before) & set(tool_terms(question)))
 
 

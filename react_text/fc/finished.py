@@ -2,13 +2,14 @@
 
 Why one place: each step reads the calls every step before it settled. First the calls that copy the demo
 call's made-up values are left out (``demo_copy``, under ``tool_choice`` "auto" only: a call the client forced is
-one it asked for); a reply left with neither call nor answer is asked once more in the model's own tool format
-(``own_format``); then the fills that read the request (``checks.stated``: options, flags, lists, swapped
-numbers, percentages); then the optional arguments the model writes in its own tool format (``own_options``,
-one model call per call); then the product of the lists the request writes (``crossed``); last the calls the
-request's lists and groups of numbers ask for beyond the model's (``list_rest``, ``unit_groups``), and each call's
-list items from its own part of the request (``own_items``); at the very end, optional arguments whose value only the
-parameter's description gives are left out (``described_option``), whichever step wrote them.
+one it asked for); a reply left with neither call nor answer, or whose answer is only a tool's name
+(``bare_name``), is asked once more in the model's own tool format (``own_format``); then the fills that read the
+request (``checks.stated``: options, flags, lists, swapped numbers, percentages, zeros, years); then the optional
+arguments the model writes in its own tool format (``own_options``, one model call per call); then the product of
+the lists the request writes (``crossed``); last the calls the request's lists and groups of numbers ask for beyond
+the model's (``list_rest``, ``unit_groups``), and each call's list items from its own part of the request
+(``own_items``); at the very end, optional arguments whose value only the parameter's description gives are left
+out (``described_option``), whichever step wrote them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Container, Mapping, Protocol, Sequence
 
 from ..backends.base import Backend
+from ..checks.bare_names import is_bare_name
 from ..checks.crossed import crossed
 from ..checks.demo_copies import without_copies
 from ..checks.described_options import without_described
@@ -70,11 +72,12 @@ def settle(verdict: Verdict, turn: Turn, messages: Sequence[Any], backend: Backe
             verdict = Verdict(calls=calls, problem=problem, code="demo_copy" if problem else None)
             acted.append("demo_copy")
     usage = (0, 0)
-    if not verdict.calls and verdict.answer is None and "own_format" in checks:
+    bare = verdict.answer is not None and "bare_name" in checks and is_bare_name(verdict.answer, turn.by_name)
+    if (bare or not verdict.calls and verdict.answer is None) and "own_format" in checks:
         calls, usage = own_format(turn.by_name, turn.choice, messages, backend, situation.grounds, max_tokens)
-        if calls:
+        if calls:  # else the reply stands as it was: a bare name is still what the model wrote
             verdict = Verdict(calls=calls)
-            acted.append("own_format")
+            acted += ["bare_name", "own_format"] if bare else ["own_format"]
     if not verdict.calls:
         return Settled(verdict, tuple(acted), usage=usage)
     calls, filled = stated_values(verdict.calls, schemas, situation.question, checks)

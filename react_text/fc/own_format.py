@@ -4,12 +4,13 @@ Why: the shim retries an unusable turn (a call with values from nowhere, bad arg
 values) up to ``max_retries`` times, and then says it got no usable reply. A small model's retries in a text
 protocol often go on from the same mistake (the demo's "Lisbon" for the request's "London", an argument the tool
 does not take), while in its own tool format, with nothing of the demo before it, it writes the call plainly.
-So when every try failed, the request is asked once in that format (the chat template's tools block, no
-grammar: read leniently, as ``template="native"`` does), and its calls are kept only when each is valid and every
-value it passes (an enum's member aside) is spelled in the request or a result (``request_values.taken_from``):
-a call with values of the model's own (a description's words, a figure it knows), which is how a model calls
-where nothing fits, leaves the reply as it was. Only for a model whose chat template has a
-tools block; a backend failure or a template that does not render leaves the reply as it was.
+So when every try failed (or the answer is only a tool's name, ``bare_name``), the request is asked once in that
+format (the chat template's tools block, no grammar: read leniently, as ``template="native"`` does), and its calls
+are kept only when each is valid and every value it passes (an enum's member and an empty value aside) is spelled
+in the request or a result (``request_values.taken_from``): a call with values of the model's own (a description's
+words, a figure it knows), which is how a model calls where nothing fits, leaves the reply as it was. Only for a
+model whose chat template has a tools block; a backend failure or a template that does not render leaves the reply
+as it was.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def own_format(tools: Mapping[str, Any], choice: ToolChoice, messages: Sequence[
 
 
 def _free(args: Mapping[str, Any], schema: Any) -> dict[str, Any]:
-    """The arguments whose values are the model's to write: an enum's member is the tool's, not the request's."""
+    """The arguments whose values are the model's to write: an enum's member is the tool's, not the request's, and
+    an empty one (``team=""``) writes nothing."""
     properties = schema.get("properties") or {} if isinstance(schema, Mapping) else {}
-    return {k: v for k, v in args.items() if not (isinstance(properties.get(k), Mapping) and "enum" in properties[k])}
+    return {k: v for k, v in args.items() if v not in ("", [], None)
+            and not (isinstance(properties.get(k), Mapping) and "enum" in properties[k])}

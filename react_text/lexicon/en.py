@@ -4,11 +4,14 @@ from __future__ import annotations
 
 __all__ = ["ANSWER_WORDS", "COMBINING_WORDS", "EPISODE_STOPWORDS", "NUMBER_WORDS", "REFUSALS", "SCALE_WORDS",
            "STOPWORDS", "SUFFIXES", "TOOL_NEUTRAL_WORDS", "NAME_VERBS", "FLAG_WORDS", "NEGATIONS", "PERCENT_WORDS",
-           "FRACTION_WORDS"]
+           "FRACTION_WORDS", "MONTHS"]
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+MONTHS: tuple[str, ...] = tuple("january february march april may june july august september october november "
+                                "december".split())
+"""The months in order; a date may write each by its first three letters ("Jun. 17, 1915")."""
 SCALE_WORDS: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 """Words that multiply the number written before them ("1.267 billion")."""
 NUMBER_WORDS: dict[str, float] = (

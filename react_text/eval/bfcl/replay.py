@@ -8,6 +8,7 @@ BFCL's possible answers says what it would cost a model that called right. The r
 
 from __future__ import annotations
 
+import collections
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .checker import Call, check
 from .data import BfclItem, held_out, load_items, recorded
 
-__all__ = ["Replayed", "answer_calls", "replay", "right_arguments", "valid"]
+__all__ = ["CALL_CATEGORIES", "Replayed", "answer_calls", "replay", "report", "right_arguments", "valid"]
 
 Calls = tuple[tuple[str, dict], ...]
 """(tool, arguments) of each call, in order; the same shape as the engine's, declared here because the judge reads
@@ -72,3 +73,34 @@ def right_arguments(categories: Sequence[str]) -> Iterator[tuple[BfclItem, str, 
             for name, args in answer.items():
                 for key, allowed in args.items():
                     yield item, name, key, list(allowed)
+
+
+CALL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple",
+                   "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+"""BFCL's categories whose right answers are calls."""
+
+
+def report(paths: Sequence[str | Path], fill: Fill, values: Callable[[Any], bool], what: str,
+           categories: Sequence[str] = CALL_CATEGORIES) -> Iterator[str]:
+    """The lines of a fill's result script: how many arguments of BFCL's right calls (non-live and live) whose
+    allowed ``values`` (e.g. numbers) it changes, each value BFCL allows turned into another, and what it does to
+    the recorded replies in ``paths`` (``replay``). ``what`` names the arguments counted."""
+    counts: collections.Counter = collections.Counter()
+    for item, name, key, allowed in right_arguments(categories):
+        kept = [v for v in allowed if values(v)]
+        if not kept:
+            continue
+        kind = "live" if held_out(item.category) else "non-live"
+        counts[kind, what] += 1
+        if "" not in allowed and all(fill(((name, {key: v}),), item)[0][1][key] != v for v in kept):
+            counts[kind, "changed"] += 1
+            yield f"right call changed: {item.id} {name} {key}={allowed}"
+    for kind in ("non-live", "live"):
+        for label in (what, "changed"):
+            yield "\t".join((kind, label, str(counts[kind, label])))
+    counts.clear()
+    for r in replay(paths, fill):
+        counts[(r.before, r.after)] += 1
+        yield f"{r.task} {r.before} {r.after} {[args for _, args in r.calls]} -> {[args for _, args in r.filled]}"
+    yield (f"acted: {sum(counts.values())} | right -> wrong: {counts[True, False]} | wrong -> right: "
+           f"{counts[False, True]} | unchanged: {counts[True, True] + counts[False, False]}")
