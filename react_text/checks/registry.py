@@ -125,8 +125,22 @@ CHECKS: tuple[Check, ...] = (
     Check("added_options", ("call",), "a listed call (call_list) that is a call before it with arguments it left "
                                       "out added, every value the same, is left out: own_options asks for those "
                                       "options (the shim)"),
+    Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
+                                 "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
     Check("cut_thought", ("turn",), "a thought the grammar's length bound cut off goes on, under the grammar, "
                                     "to the call or the answer the model picks, not to an answer asked for (the shim)"),
+    Check("several_named", ("answer",), "a first answer with no call where the question names two tools or more "
+                                        "alike (\"the GCD of 96 and 128, and the LCM of 15 and 25\") is asked to "
+                                        "call the first of them (the shim, under tool_choice auto)"),
+    Check("demo_copy", ("call",), "a finished call that passes a value the demo call made up (not the request's, a "
+                                  "result's nor the schema's) is not made; with none left, the reply says why (the "
+                                  "shim)"),
+    Check("own_format", ("call",), "a reply every try of which failed (no call, no answer) is asked once more in the "
+                                   "model's own tool format; its calls are kept when valid and every value is spelled in "
+                                   "the request or a result (the shim, models whose chat template has a tools block)"),
+    Check("bare_name", ("answer",), "an answer that is only a tool's name (\"law_crimes.search\": an offered tool, "
+                                   "or an identifier with a dot or an underscore) is no answer: own_format asks "
+                                   "for the call (the shim, with own_format)"),
     Check("stated_option", ("call",), "an optional argument a call leaves out, when the request names exactly one "
                                       "of the values its enum or description offers, is passed with that value "
                                       "(the shim)"),
@@ -134,9 +148,6 @@ CHECKS: tuple[Check, ...] = (
                                     "negation in it, is passed as true (the shim)"),
     Check("stated_list", ("call",), "an optional list parameter a call leaves out, when the request names items its "
                                     "items' enum offers, is passed those items (the shim; a tool called once)"),
-    Check("demo_copy", ("call",), "a finished call that passes a value the demo call made up (not the request's, a "
-                                  "result's nor the schema's) is not made; with none left, the reply says why (the "
-                                  "shim)"),
     Check("swapped", ("call",), "a pair of a call's number arguments whose values the request writes each nearest "
                                 "the other's name is swapped back (\"efficiency 0.7 and head of 0.3\"; the shim)"),
     Check("percent", ("call",), "a value the request writes only as a percentage (5%), passed as it is written to a "
@@ -165,17 +176,6 @@ CHECKS: tuple[Check, ...] = (
     Check("described_option", ("call",), "an optional argument (not an enum) whose value the parameter's description "
                                          "spells and no word of which the request or a result holds (\"e.g. Drama, "
                                          "Comedy\") is left out (the shim; last)"),
-    Check("several_named", ("answer",), "a first answer with no call where the question names two tools or more "
-                                        "alike (\"the GCD of 96 and 128, and the LCM of 15 and 25\") is asked to "
-                                        "call the first of them (the shim, under tool_choice auto)"),
-    Check("own_format", ("call",), "a reply every try of which failed (no call, no answer) is asked once more in the "
-                                   "model's own tool format; its calls are kept when valid and every value is spelled in "
-                                   "the request or a result (the shim, models whose chat template has a tools block)"),
-    Check("bare_name", ("answer",), "an answer that is only a tool's name (\"law_crimes.search\": an offered tool, "
-                                   "or an identifier with a dot or an underscore) is no answer: own_format asks "
-                                   "for the call (the shim, with own_format)"),
-    Check("list_end", ("call",), "call_list ends the list before a line where the model gives closing it more than "
-                                 "1% of the weight (backends that report next-token odds: llama.cpp in process)"),
 )
 """Every check, in the order they are tried within a stage."""
 
